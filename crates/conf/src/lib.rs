@@ -1,0 +1,1 @@
+//! Splunk-style .conf files: stanzas, keys, layering of default and local.

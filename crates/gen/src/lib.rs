@@ -1,0 +1,1 @@
+//! Deterministic generator of realistic machine data with planted search targets.

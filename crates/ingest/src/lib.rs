@@ -1,0 +1,1 @@
+//! Ingestion pipeline: parsing, merging, typing, with bounded queues.

@@ -1,0 +1,1 @@
+//! Search planning and execution over Lode indexes.

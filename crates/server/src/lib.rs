@@ -1,0 +1,1 @@
+//! Lode's HTTP server.

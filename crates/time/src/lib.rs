@@ -1,0 +1,1 @@
+//! Timestamps: strptime/strftime with Splunk's letters, automatic recognition, relative time modifiers.
