@@ -1,0 +1,15 @@
+//! Errors of planning and executing a search.
+
+/// Why a search failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    /// The search text or its arguments are wrong; `message` is for the user.
+    #[error("{0}")]
+    User(String),
+    /// A configured limit was exceeded (name of the limit and its value in the message).
+    #[error("search limit exceeded: {0}")]
+    Limit(String),
+    /// Reading the index failed.
+    #[error(transparent)]
+    Store(#[from] lode_store::StoreError),
+}
