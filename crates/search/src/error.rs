@@ -9,7 +9,8 @@ pub enum SearchError {
     /// A configured limit was exceeded (name of the limit and its value in the message).
     #[error("search limit exceeded: {0}")]
     Limit(String),
-    /// Reading the index failed.
-    #[error(transparent)]
-    Store(#[from] lode_store::StoreError),
+    /// Reading the index failed (the scan/plan work adds `Store(#[from] lode_store::StoreError)`
+    /// once the store crate exposes it).
+    #[error("index read failed: {0}")]
+    Io(String),
 }
