@@ -1,0 +1,111 @@
+//! The automatic-recognition pattern table (Lode's `datetime.xml`) and the slow-path scan.
+//!
+//! Patterns are ordinary compiled formats in strict mode (fixed field widths, blanks required,
+//! plus `%?f` optional fraction, `%?z` optional zone, `%?Q` epoch milliseconds). At one position the
+//! first pattern in table order that yields a plausible time wins, so longer/more specific shapes
+//! come first and ambiguous day/month orders are ordered by how common they are in logs.
+
+use crate::strptime::{Item, TimeFormat};
+use std::sync::OnceLock;
+
+/// The recognised shapes, most specific first. Each line names a source that writes it.
+const PATTERNS: &[&str] = &[
+    "%Y-%m-%dT%H:%M:%S%?f%?z",  // ISO 8601 / RFC 3339 / RFC 5424
+    "%Y-%m-%d %H:%M:%S%?f%?z",  // ISO with a blank; log4j ISO8601 (`,978`); Windows CBS
+    "%Y-%m-%dT%H:%M%?z",        // ISO without seconds
+    "%Y/%m/%d %H:%M:%S%?f%?z",  // nginx error log
+    "%Y%m%dT%H%M%S%?f%?z",      // ISO 8601 basic
+    "%Y%m%d-%H:%M:%S%?f",       // HealthApp `20171223-22:15:29:606`
+    "%Y-%m-%d-%H.%M.%S%?f",     // IBM BlueGene `2005-06-03-15.42.50.675872`
+    "%a %b %e %H:%M:%S%?f %Y",  // ctime / Apache error log `Sun Dec 04 04:47:44 2005`
+    "%a %b %e %H:%M:%S %Z %Y",  // date(1) `Sun Dec  4 04:47:44 PST 2005`
+    "%a, %d %b %Y %H:%M:%S%?z", // RFC 2822 mail / HTTP dates
+    "%b %e %Y %H:%M:%S%?f",     // syslog with year
+    "%b %e %H:%M:%S%?f %Y",     // syslog, year after the time
+    "%b %e %H:%M:%S%?f",        // RFC 3164 syslog, year inferred
+    "%d/%b/%Y:%H:%M:%S%?f%?z",  // Apache/NCSA access log
+    "%d %b %Y %H:%M:%S%?f%?z",  // log4j DATE, RFC 2822 without weekday
+    "%d-%b-%Y %H:%M:%S%?f",     // Tomcat/Oracle `18-Oct-2015 18:01:47.978`
+    "%b %-d, %Y %-I:%M:%S %p",  // java.util.logging `Oct 18, 2015 6:01:47 PM`
+    "%y/%m/%d %H:%M:%S%?f",     // log4j `yy/MM/dd` (Spark)
+    "%-m/%-d/%Y:%H:%M:%S",      // Splunk's own `%m/%d/%Y:%H:%M:%S`
+    "%-m/%-d/%Y %H:%M:%S%?f",   // US
+    "%-m/%-d/%Y %-I:%M:%S %p",  // US 12-hour (Windows event log export)
+    "%-m/%-d/%y %H:%M:%S%?f",   // US, 2-digit year
+    "%d.%m.%Y %H:%M:%S%?f",     // European
+    "%y%m%d %H%M%S",            // Hadoop HDFS `081109 203615`
+    "%y%m%d %H:%M:%S",          // MySQL `081109 20:36:15`
+    "%m-%d %H:%M:%S%?f",        // Android logcat `03-17 16:13:38.811`
+    "%m.%d %H:%M:%S",           // Proxifier `[10.30 16:49:06]`
+    "%?Q",                      // epoch milliseconds (13 digits)
+    "%s%?f",                    // epoch seconds (10 digits), optional fraction
+];
+
+/// A pattern with a cheap first-byte test.
+pub(crate) struct Pattern {
+    /// The compiled shape.
+    pub(crate) format: TimeFormat,
+    /// What the first byte must be.
+    first: First,
+}
+
+#[derive(Clone, Copy)]
+enum First {
+    Digit,
+    Alpha,
+    Byte(u8),
+    Any,
+}
+
+impl Pattern {
+    pub(crate) fn new(format: TimeFormat) -> Pattern {
+        let first = match format.items.first() {
+            Some(Item::Num { pad: false, .. })
+            | Some(Item::Epoch { .. })
+            | Some(Item::EpochMillis)
+            | Some(Item::Frac { .. }) => First::Digit,
+            Some(Item::MonthName | Item::WeekdayName) => First::Alpha,
+            Some(&Item::Lit(c)) => First::Byte(c),
+            _ => First::Any,
+        };
+        Pattern { format, first }
+    }
+
+    /// Whether a match can begin with byte `c`.
+    #[inline]
+    pub(crate) fn can_start(&self, c: u8) -> bool {
+        match self.first {
+            First::Digit => c.is_ascii_digit(),
+            First::Alpha => c.is_ascii_alphabetic(),
+            First::Byte(b) => b == c,
+            First::Any => true,
+        }
+    }
+}
+
+/// The compiled automatic table, built once per process.
+pub(crate) fn patterns() -> &'static [Pattern] {
+    static TABLE: OnceLock<Vec<Pattern>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        PATTERNS
+            .iter()
+            .filter_map(|p| TimeFormat::auto(p).ok().map(Pattern::new))
+            .collect()
+    })
+}
+
+/// Whether a byte continues a word (a timestamp may neither start nor end inside one).
+#[inline]
+pub(crate) fn is_word(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_pattern_compiles() {
+        assert_eq!(patterns().len(), PATTERNS.len());
+    }
+}
