@@ -15,7 +15,8 @@ const PATTERNS: &[&str] = &[
     "%Y-%m-%dT%H:%M%?z",        // ISO without seconds
     "%Y/%m/%d %H:%M:%S%?f%?z",  // nginx error log
     "%Y%m%dT%H%M%S%?f%?z",      // ISO 8601 basic
-    "%Y%m%d-%H:%M:%S%?f",       // HealthApp `20171223-22:15:29:606`
+    "%Y%m%d-%-H:%-M:%-S:%?L",   // HealthApp `20171223-22:32:0:95` (unpadded integer millis)
+    "%Y%m%d-%H:%M:%S%?f",       // compact date, dashed time
     "%Y-%m-%d-%H.%M.%S%?f",     // IBM BlueGene `2005-06-03-15.42.50.675872`
     "%a %b %e %H:%M:%S%?f %Y",  // ctime / Apache error log `Sun Dec 04 04:47:44 2005`
     "%a %b %e %H:%M:%S %Z %Y",  // date(1) `Sun Dec  4 04:47:44 PST 2005`

@@ -69,6 +69,9 @@ pub(crate) enum Item {
     },
     /// Epoch milliseconds, exactly 13 digits (automatic patterns only).
     EpochMillis,
+    /// Milliseconds written as an unpadded integer of 1–3 digits (automatic patterns only; HealthApp
+    /// writes `22:32:0:95` for 95 ms).
+    Millis,
     /// A numeric offset or `Z`.
     Offset,
     /// A zone name or numeric offset.
@@ -95,8 +98,8 @@ impl TimeFormat {
     }
 
     /// Compiles an automatic-recognition pattern: fields have fixed widths (`%-m` relaxes one),
-    /// spaces need at least one blank, and `%?f` (optional fraction), `%?z` (optional zone) and
-    /// `%?Q` (13-digit epoch milliseconds) are available.
+    /// spaces need at least one blank, and `%?f` (optional fraction), `%?z` (optional zone),
+    /// `%?Q` (13-digit epoch milliseconds) and `%?L` (unpadded integer milliseconds) are available.
     pub(crate) fn auto(fmt: &str) -> Result<TimeFormat, TimeError> {
         compile(fmt, true)
     }
@@ -167,6 +170,7 @@ fn compile(fmt: &str, strict: bool) -> Result<TimeFormat, TimeError> {
                 b'f' => Item::OptFrac,
                 b'z' => Item::OptZone,
                 b'Q' => Item::EpochMillis,
+                b'L' => Item::Millis,
                 other => return Err(bad(format!("unknown extension %?{}", other as char))),
             });
             continue;

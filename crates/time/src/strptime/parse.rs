@@ -244,6 +244,10 @@ impl TimeFormat {
                     let (v, _) = digits(b, &mut pos, 13, 13)?;
                     f.epoch = Some(v as i64 * 1000);
                 }
+                Item::Millis => {
+                    let (v, _) = digits(b, &mut pos, 1, 3)?;
+                    f.micros = v as u32 * 1000;
+                }
                 Item::Offset => {
                     if b.get(pos) == Some(&b'Z') {
                         f.offset = Some(0);
