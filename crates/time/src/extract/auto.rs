@@ -95,6 +95,21 @@ pub(crate) fn patterns() -> &'static [Pattern] {
     })
 }
 
+/// Whether a timestamp may begin at `b[at]` (`at > 0`): not inside a word, and not inside a
+/// numeric compound such as `2005-12-04`, `10.251.73.220` or `12:00:00` (a digit after a separator
+/// that follows a digit), so a rejected date is not re-read from its middle.
+#[inline]
+pub(crate) fn can_begin_at(b: &[u8], at: usize) -> bool {
+    let (prev, c) = (b[at - 1], b[at]);
+    if is_word(prev) && is_word(c) {
+        return false;
+    }
+    !(c.is_ascii_digit()
+        && matches!(prev, b'-' | b'/' | b'.' | b':' | b',')
+        && at >= 2
+        && b[at - 2].is_ascii_digit())
+}
+
 /// Whether a byte continues a word (a timestamp may neither start nor end inside one).
 #[inline]
 pub(crate) fn is_word(c: u8) -> bool {

@@ -162,7 +162,7 @@ impl Extractor {
         let patterns = self.patterns();
         for at in start..end {
             let c = b[at];
-            if at > start && is_word(b[at - 1]) && is_word(c) {
+            if at > start && !auto::can_begin_at(b, at) {
                 continue;
             }
             for (pi, p) in patterns.iter().enumerate() {
