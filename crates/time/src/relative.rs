@@ -72,6 +72,12 @@ pub fn resolve(text: &str, now: Micros, tz: Zone) -> Result<Micros, TimeError> {
     let mut i = 0;
     while i < b.len() {
         let op = b[i];
+        if !matches!(op, b'+' | b'-' | b'@') {
+            let ch = body[i..].chars().next().unwrap_or('?');
+            return Err(err(&format!(
+                "unexpected {ch:?} at byte {i}: expected +, - or @"
+            )));
+        }
         i += 1;
         let digits_start = i;
         while i < b.len() && b[i].is_ascii_digit() {
@@ -83,24 +89,8 @@ pub fn resolve(text: &str, now: Micros, tz: Zone) -> Result<Micros, TimeError> {
             i += 1;
         }
         let word = body[word_start..i].to_ascii_lowercase();
+        // `op` is `+`, `-` or `@` (checked above).
         match op {
-            b'+' | b'-' => {
-                if count_text.len() > MAX_COUNT_DIGITS {
-                    return Err(err("offset count too large"));
-                }
-                let n: i64 = if count_text.is_empty() {
-                    1
-                } else {
-                    count_text.parse().map_err(|_| err("bad count"))?
-                };
-                let u = unit(&word).ok_or_else(|| {
-                    err(&format!(
-                        "unknown time unit {word:?} (use s, m, h, d, w, mon, q or y)"
-                    ))
-                })?;
-                cur = offset(cur, if op == b'-' { -n } else { n }, u, tz)
-                    .ok_or_else(|| err("result out of range"))?;
-            }
             b'@' => {
                 let mut u = unit(&word).ok_or_else(|| {
                     err(&format!(
@@ -121,11 +111,21 @@ pub fn resolve(text: &str, now: Micros, tz: Zone) -> Result<Micros, TimeError> {
                 cur = snap(cur, u, tz).ok_or_else(|| err("result out of range"))?;
             }
             _ => {
-                return Err(err(&format!(
-                    "unexpected {:?} at byte {}: expected +, - or @",
-                    op as char,
-                    digits_start - 1
-                )))
+                if count_text.len() > MAX_COUNT_DIGITS {
+                    return Err(err("offset count too large"));
+                }
+                let n: i64 = if count_text.is_empty() {
+                    1
+                } else {
+                    count_text.parse().map_err(|_| err("bad count"))?
+                };
+                let u = unit(&word).ok_or_else(|| {
+                    err(&format!(
+                        "unknown time unit {word:?} (use s, m, h, d, w, mon, q or y)"
+                    ))
+                })?;
+                cur = offset(cur, if op == b'-' { -n } else { n }, u, tz)
+                    .ok_or_else(|| err("result out of range"))?;
             }
         }
     }
@@ -161,7 +161,10 @@ fn to_utc(local_secs: i64, micros: i64, tz: Zone) -> Option<Micros> {
 
 /// Adds `n` units; days and longer keep the local wall clock, months clamp the day to the month end.
 fn offset(t: Micros, n: i64, u: Unit, tz: Zone) -> Option<Micros> {
-    let fixed = |secs: i64| t.checked_add(n.checked_mul(secs * MICROS_PER_SEC)?);
+    let fixed = |secs: i64| {
+        let r = t.checked_add(n.checked_mul(secs * MICROS_PER_SEC)?)?;
+        (r.div_euclid(MICROS_PER_SEC).abs() <= MAX_SECS).then_some(r)
+    };
     let months = match u {
         Unit::Second => return fixed(1),
         Unit::Minute => return fixed(60),
