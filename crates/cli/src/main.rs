@@ -1,1 +1,28 @@
-fn main() {}
+//! `lode`: the command-line entry point. Thin: parses arguments, calls the library crates, maps
+//! errors to the documented exit codes (see `docs/CLI.md`).
+
+mod cli;
+mod client;
+mod cmd;
+mod exit;
+mod output;
+mod progress;
+mod sysstat;
+
+use clap::Parser;
+
+fn main() {
+    let args = cli::Cli::parse();
+    let filter = if args.verbose { "debug" } else { "warn" };
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("LODE_LOG").unwrap_or_else(|_| filter.into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let code = match cmd::run(args) {
+        Ok(()) => exit::OK,
+        Err(e) => e.report(),
+    };
+    std::process::exit(code);
+}

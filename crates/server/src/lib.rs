@@ -1,1 +1,64 @@
-//! Lode's HTTP server.
+//! Lode's HTTP server over one node.
+//!
+//! Given a [`lode_node::Node`], [`app`] returns the axum router: `GET /lode/health`,
+//! `GET|POST /lode/search` (streams result rows as JSON lines), `POST /lode/ingest` (streams the
+//! body through the ingestion pipeline and answers once the events are durable) and
+//! `POST /lode/roll`. The Splunk-compatible REST API and HEC come later on the same app.
+//! [`error::ApiError`] is the one place errors become HTTP responses.
+
+pub mod error;
+pub mod format;
+pub mod routes;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+
+/// Largest ingest request body, in bytes.
+pub const MAX_INGEST_BODY: usize = 1 << 30;
+/// Longest a search request may run before the server gives up on it.
+pub const SEARCH_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// What every handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    /// The node whose pipeline takes ingested data.
+    pub node: Arc<lode_node::Node>,
+    /// `$LODE_HOME/var/lib/lode`, for searches.
+    pub index_root: PathBuf,
+}
+
+/// The router, testable without a socket.
+pub fn app(state: AppState) -> Router {
+    routes::router().with_state(state)
+}
+
+/// Serves `app` on `listener` until `shutdown` resolves, then drains in-flight requests.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, app(state)).with_graceful_shutdown(shutdown).await
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}

@@ -1,0 +1,275 @@
+//! `lode bench`: generate a corpus, ingest it, run the standard searches, report.
+//!
+//! Ingest is measured from the first byte read to the last bucket rolled to warm (so the figure
+//! includes building the term index and compressing the raw data), with CPU seconds from
+//! `/proc/self/stat`. Every search result is checked against the generator's exact counts: a
+//! bench that returns wrong answers fails.
+
+use std::fs::File;
+use std::path::Path;
+use std::time::Instant;
+
+use lode_gen::{GenConfig, GenSummary};
+use lode_ingest::SourceMeta;
+use lode_node::{Home, Node};
+use lode_search::run::{run as run_search, SearchRequest, SearchStats};
+use lode_search::value::Value;
+use serde::Serialize;
+
+use crate::cli::BenchArgs;
+use crate::exit::{CliError, CliResult, FAILURE};
+use crate::sysstat;
+
+#[derive(Debug, Serialize)]
+struct IngestFigures {
+    raw_bytes: u64,
+    events: u64,
+    seconds: f64,
+    cpu_seconds: f64,
+    mb_per_s: f64,
+    mb_per_s_per_core: f64,
+    events_per_s: f64,
+    stored_bytes: u64,
+    stored_pct_of_raw: f64,
+    peak_rss_mb: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct SearchFigures {
+    class: String,
+    query: String,
+    runs: usize,
+    median_ms: f64,
+    p95_ms: f64,
+    cpu_ms_median: f64,
+    events_matched: u64,
+    events_scanned: u64,
+    scanned_per_s: f64,
+    matched_per_cpu_s: f64,
+    buckets_read: u64,
+    buckets_skipped: u64,
+    correct: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    machine: String,
+    corpus_bytes: u64,
+    ingest: IngestFigures,
+    searches: Vec<SearchFigures>,
+}
+
+pub fn run(args: BenchArgs) -> CliResult {
+    let tmp;
+    let home_dir = match &args.keep {
+        Some(p) => p.clone(),
+        None => {
+            tmp = tempfile::Builder::new().prefix("lode-bench").tempdir()?;
+            tmp.path().to_path_buf()
+        }
+    };
+    let home = Home::new(&home_dir);
+    home.ensure_layout()?;
+    let corpus = home_dir.join("bench-corpus");
+    eprintln!("lode bench: generating {} of data (seed {})…", super::add::human_bytes(args.size), args.seed);
+    let cfg = GenConfig { seed: args.seed, total_bytes: args.size, ..GenConfig::default() };
+    let bar = crate::progress::bytes(args.size, "generating");
+    let summary = lode_gen::write_dir(cfg, &corpus, &mut |n| bar.set_position(n))
+        .map_err(|e| CliError::new(FAILURE, format!("generating the corpus failed: {e}")))?;
+    bar.finish_and_clear();
+
+    eprintln!("lode bench: ingesting…");
+    let ingest = ingest(&home, &corpus, &summary)?;
+    std::fs::remove_dir_all(&corpus).ok();
+
+    eprintln!("lode bench: searching…");
+    let mut searches = Vec::new();
+    for planted in &summary.planted {
+        for (suffix, stats) in [(" | stats count by host", true), (" | head 100", false)] {
+            let query = format!("{}{}", planted.search, suffix);
+            let expected = if stats { planted.events } else { planted.events.min(100) };
+            searches.push(measure(&home, &planted.class, &query, args.runs, expected, stats)?);
+        }
+    }
+    let report = Report {
+        machine: machine(),
+        corpus_bytes: summary.bytes,
+        ingest,
+        searches,
+    };
+    print_report(&report);
+    if let Some(path) = &args.json {
+        let f = File::create(path).map_err(|e| CliError::new(FAILURE, format!("cannot write {}: {e}", path.display())))?;
+        serde_json::to_writer_pretty(f, &report).map_err(|e| CliError::new(FAILURE, e.to_string()))?;
+    }
+    if report.searches.iter().any(|s| !s.correct) {
+        return Err(CliError::new(FAILURE, "some searches returned wrong counts (see the table)"));
+    }
+    Ok(())
+}
+
+fn ingest(home: &Home, corpus: &Path, summary: &GenSummary) -> CliResult<IngestFigures> {
+    let files = [
+        ("syslog.log", "syslog"),
+        ("access.log", "access_combined"),
+        ("app.json", "_json"),
+        ("app_java.log", "log4j"),
+    ];
+    let cpu0 = sysstat::cpu_seconds();
+    let t0 = Instant::now();
+    let node = Node::open(home).map_err(super::node_error)?;
+    let events: u64 = std::thread::scope(|s| {
+        let handles: Vec<_> = files
+            .iter()
+            .map(|(name, st)| {
+                let node = &node;
+                let path = corpus.join(name);
+                s.spawn(move || -> Result<u64, String> {
+                    let mut f = File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+                    let meta = SourceMeta {
+                        host: "bench".into(),
+                        source: path.display().to_string(),
+                        sourcetype: st.to_string(),
+                        index: "main".into(),
+                    };
+                    let r = node.ingest(meta, &mut f, &mut |_| {}).map_err(|e| e.to_string())?;
+                    Ok(r.events)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().map_err(|_| "ingest thread panicked".to_string()).and_then(|r| r))
+            .sum::<Result<u64, String>>()
+    })
+    .map_err(|e| CliError::new(FAILURE, e))?;
+    node.close().map_err(|e| CliError::new(FAILURE, e.to_string()))?;
+    let seconds = t0.elapsed().as_secs_f64();
+    let cpu = sysstat::cpu_seconds() - cpu0;
+    let stored = sysstat::dir_bytes(&home.index_root().join("main"));
+    let mb = summary.bytes as f64 / 1e6;
+    Ok(IngestFigures {
+        raw_bytes: summary.bytes,
+        events,
+        seconds,
+        cpu_seconds: cpu,
+        mb_per_s: mb / seconds,
+        mb_per_s_per_core: if cpu > 0.0 { mb / cpu } else { 0.0 },
+        events_per_s: events as f64 / seconds,
+        stored_bytes: stored,
+        stored_pct_of_raw: 100.0 * stored as f64 / summary.bytes.max(1) as f64,
+        peak_rss_mb: sysstat::peak_rss_bytes() as f64 / 1e6,
+    })
+}
+
+/// Runs `query` `runs` times; checks the matched count against `expected`.
+fn measure(home: &Home, class: &str, query: &str, runs: usize, expected: u64, stats: bool) -> CliResult<SearchFigures> {
+    let mut times = Vec::new();
+    let mut cpus = Vec::new();
+    let mut last: Option<(SearchStats, u64)> = None;
+    for _ in 0..runs.max(1) {
+        let req = SearchRequest {
+            query: query.to_string(),
+            earliest: None,
+            latest: None,
+            now: super::search::now_micros(),
+            tz: lode_time::Zone::Utc,
+            explain: false,
+            force_scan: false,
+        };
+        let mut counted = 0u64;
+        let cpu0 = sysstat::cpu_seconds();
+        let t0 = Instant::now();
+        let st = run_search(&home.index_root(), &req, &mut |rows| {
+            for mut r in rows {
+                counted += if stats {
+                    r.get("count").and_then(Value::to_num).unwrap_or(0.0) as u64
+                } else {
+                    1
+                };
+            }
+            Ok(())
+        })
+        .map_err(|e| CliError::new(FAILURE, format!("{query}: {e}")))?;
+        times.push(t0.elapsed().as_secs_f64() * 1e3);
+        cpus.push((sysstat::cpu_seconds() - cpu0) * 1e3);
+        last = Some((st, counted));
+    }
+    let (st, counted) = last.expect("at least one run");
+    let median = percentile(&times, 50.0);
+    let cpu_median = percentile(&cpus, 50.0);
+    Ok(SearchFigures {
+        class: class.to_string(),
+        query: query.to_string(),
+        runs: times.len(),
+        median_ms: median,
+        p95_ms: percentile(&times, 95.0),
+        cpu_ms_median: cpu_median,
+        events_matched: counted,
+        events_scanned: st.events_scanned,
+        scanned_per_s: st.events_scanned as f64 / (median / 1e3).max(1e-9),
+        matched_per_cpu_s: if cpu_median > 0.0 { counted as f64 / (cpu_median / 1e3) } else { f64::NAN },
+        buckets_read: st.buckets_read,
+        buckets_skipped: st.buckets_pruned_time + st.buckets_skipped_bloom,
+        correct: counted == expected,
+    })
+}
+
+/// Nearest-rank percentile of `xs`.
+fn percentile(xs: &[f64], p: f64) -> f64 {
+    let mut v = xs.to_vec();
+    v.sort_by(|a, b| a.total_cmp(b));
+    if v.is_empty() {
+        return 0.0;
+    }
+    let rank = ((p / 100.0) * v.len() as f64).ceil().max(1.0) as usize;
+    v[rank.min(v.len()) - 1]
+}
+
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| s.lines().next().and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<f64>().ok()))
+        .map(|kib| format!("{:.0} GiB", kib / 1048576.0))
+        .unwrap_or_default();
+    format!("{cores} cores, {mem}, {cpu}")
+}
+
+fn print_report(r: &Report) {
+    let i = &r.ingest;
+    println!("machine: {}", r.machine);
+    println!();
+    println!("ingest: {:.0} MB raw, {} events", i.raw_bytes as f64 / 1e6, i.events);
+    println!("  wall {:.1} s, cpu {:.1} s", i.seconds, i.cpu_seconds);
+    println!("  {:.1} MB/s, {:.1} MB/s per core used, {:.0} events/s", i.mb_per_s, i.mb_per_s_per_core, i.events_per_s);
+    println!("  stored {:.1} MB = {:.1} % of raw; peak memory {:.0} MB", i.stored_bytes as f64 / 1e6, i.stored_pct_of_raw, i.peak_rss_mb);
+    println!();
+    println!(
+        "{:<13} {:<48} {:>9} {:>9} {:>9} {:>10} {:>12} {:>14} {:>8}",
+        "class", "search", "median ms", "p95 ms", "cpu ms", "matched", "scanned/s", "matched/cpu-s", "correct"
+    );
+    for s in &r.searches {
+        let q: String = s.query.chars().take(48).collect();
+        println!(
+            "{:<13} {:<48} {:>9.2} {:>9.2} {:>9.2} {:>10} {:>12.0} {:>14.0} {:>8}",
+            s.class, q, s.median_ms, s.p95_ms, s.cpu_ms_median, s.events_matched, s.scanned_per_s, s.matched_per_cpu_s,
+            if s.correct { "yes" } else { "NO" }
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn percentiles() {
+        let xs = [5.0, 1.0, 3.0, 2.0, 4.0];
+        assert_eq!(super::percentile(&xs, 50.0), 3.0);
+        assert_eq!(super::percentile(&xs, 95.0), 5.0);
+        assert_eq!(super::percentile(&[], 50.0), 0.0);
+    }
+}

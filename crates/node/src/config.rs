@@ -1,0 +1,197 @@
+//! Reading `indexes.conf` and `server.conf` into typed settings.
+
+use std::path::Path;
+
+use lode_conf::{Conf, ConfError, Stanza, Warning};
+use lode_store::IndexConfig;
+
+/// `maxDataSize = auto`, in MB of raw data per hot bucket (see the shipped indexes.conf).
+pub const AUTO_MAX_DATA_MB: u64 = 256;
+
+/// Keys of indexes.conf that Lode reads.
+const INDEX_KEYS: &[&str] = &["maxDataSize", "maxEventsPerBucket", "maxHotSpanSecs", "maxHotIdleSecs"];
+/// Splunk keys accepted for compatibility but without effect on a single node (reported as such).
+const INDEX_KEYS_IGNORED: &[&str] = &[
+    "homePath",
+    "coldPath",
+    "thawedPath",
+    "frozenTimePeriodInSecs",
+    "maxTotalDataSizeMB",
+    "maxWarmDBCount",
+    "repFactor",
+    "datatype",
+    "disabled",
+];
+
+/// One index defined in indexes.conf.
+#[derive(Debug, Clone)]
+pub struct IndexSpec {
+    /// The index name (the stanza name).
+    pub name: String,
+    /// Its bucket limits.
+    pub config: IndexConfig,
+}
+
+/// Typed `server.conf`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerSettings {
+    /// `[general] listen`: address of the HTTP API.
+    pub listen: String,
+    /// `[pipeline] batchEvents`: events per batch handed to the index writer.
+    pub batch_events: usize,
+    /// `[pipeline] queueCapacity`: capacity of each inter-stage queue.
+    pub queue_capacity: usize,
+}
+
+fn value<'a>(stanza: &'a Stanza, default: Option<&'a Stanza>, key: &str) -> Option<(&'a str, String)> {
+    stanza
+        .entry(key)
+        .or_else(|| default.and_then(|d| d.entry(key)))
+        .map(|e| (e.value.as_str(), format!("{}:{}", e.origin, e.line)))
+}
+
+fn parse_num<T: std::str::FromStr>(v: &str, key: &str, at: &str) -> Result<T, ConfError> {
+    v.trim().parse().map_err(|_| ConfError::Syntax {
+        origin: at.to_string(),
+        line: 0,
+        message: format!("{key} = {v:?} is not a valid number"),
+    })
+}
+
+/// Reads the layered indexes.conf under `etc`. Returns the indexes (never `default`) and warnings
+/// for keys Lode does not use.
+pub fn load_indexes(etc: &Path) -> Result<(Vec<IndexSpec>, Vec<Warning>), ConfError> {
+    let conf = Conf::load_layered(etc, "indexes.conf")?;
+    let default = conf.stanza("default");
+    let mut specs = Vec::new();
+    let mut warnings = Vec::new();
+    for stanza in conf.stanzas() {
+        for e in stanza.entries() {
+            if INDEX_KEYS_IGNORED.contains(&e.key.as_str()) {
+                warnings.push(Warning {
+                    origin: e.origin.to_string(),
+                    line: e.line,
+                    message: format!("indexes.conf key {} has no effect on a Lode node", e.key),
+                });
+            } else if !INDEX_KEYS.contains(&e.key.as_str()) {
+                warnings.push(Warning {
+                    origin: e.origin.to_string(),
+                    line: e.line,
+                    message: format!("unknown indexes.conf key {} (ignored)", e.key),
+                });
+            }
+        }
+        if stanza.name == "default" {
+            continue;
+        }
+        if !valid_index_name(&stanza.name) {
+            return Err(ConfError::Syntax {
+                origin: "indexes.conf".into(),
+                line: 0,
+                message: format!(
+                    "invalid index name [{}]: use letters, digits, '_' and '-', not starting with '-'",
+                    stanza.name
+                ),
+            });
+        }
+        let mut config = IndexConfig { name: stanza.name.clone(), ..IndexConfig::default() };
+        if let Some((v, at)) = value(stanza, default, "maxDataSize") {
+            let mb = if v.trim() == "auto" { AUTO_MAX_DATA_MB } else { parse_num::<u64>(v, "maxDataSize", &at)? };
+            config.max_bucket_raw_bytes = mb * 1024 * 1024;
+        }
+        if let Some((v, at)) = value(stanza, default, "maxEventsPerBucket") {
+            config.max_bucket_events = parse_num(v, "maxEventsPerBucket", &at)?;
+        }
+        if let Some((v, at)) = value(stanza, default, "maxHotSpanSecs") {
+            config.max_hot_span_secs = parse_num(v, "maxHotSpanSecs", &at)?;
+        }
+        if let Some((v, at)) = value(stanza, default, "maxHotIdleSecs") {
+            config.max_hot_idle_secs = parse_num(v, "maxHotIdleSecs", &at)?;
+        }
+        specs.push(IndexSpec { name: stanza.name.clone(), config });
+    }
+    Ok((specs, warnings))
+}
+
+/// Index names as Splunk allows them: lowercase letters, digits, `_` and `-`, not starting with
+/// `-` or `_`-less restrictions beyond that (`_internal` is valid).
+pub fn valid_index_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 80
+        && !name.starts_with('-')
+        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+}
+
+/// Reads the layered server.conf under `etc`.
+pub fn load_server(etc: &Path) -> Result<(ServerSettings, Vec<Warning>), ConfError> {
+    let conf = Conf::load_layered(etc, "server.conf")?;
+    let mut s = ServerSettings { listen: "127.0.0.1:8089".into(), batch_events: 2048, queue_capacity: 64 };
+    let mut warnings = Vec::new();
+    for stanza in conf.stanzas() {
+        for e in stanza.entries() {
+            let at = format!("{}:{}", e.origin, e.line);
+            match (stanza.name.as_str(), e.key.as_str()) {
+                ("general", "listen") => s.listen = e.value.trim().to_string(),
+                ("pipeline", "batchEvents") => s.batch_events = parse_num(&e.value, "batchEvents", &at)?,
+                ("pipeline", "queueCapacity") => s.queue_capacity = parse_num(&e.value, "queueCapacity", &at)?,
+                _ => warnings.push(Warning {
+                    origin: e.origin.to_string(),
+                    line: e.line,
+                    message: format!("unknown server.conf key [{}] {} (ignored)", stanza.name, e.key),
+                }),
+            }
+        }
+    }
+    if s.batch_events == 0 || s.queue_capacity == 0 {
+        return Err(ConfError::Syntax {
+            origin: "server.conf".into(),
+            line: 0,
+            message: "[pipeline] batchEvents and queueCapacity must be at least 1".into(),
+        });
+    }
+    Ok((s, warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn home_with(local_indexes: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let home = crate::Home::new(dir.path());
+        home.ensure_layout().unwrap();
+        std::fs::write(home.etc_local().join("indexes.conf"), local_indexes).unwrap();
+        dir
+    }
+
+    #[test]
+    fn shipped_indexes_and_local_overrides() {
+        let dir = home_with("[web]\nmaxDataSize = 10\n[main]\nmaxHotIdleSecs = 5\n");
+        let (specs, warnings) = load_indexes(&dir.path().join("etc")).unwrap();
+        let names: Vec<_> = specs.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["main", "_internal", "web"]);
+        assert_eq!(specs[2].config.max_bucket_raw_bytes, 10 * 1024 * 1024);
+        assert_eq!(specs[0].config.max_hot_idle_secs, 5);
+        assert_eq!(specs[0].config.max_bucket_raw_bytes, AUTO_MAX_DATA_MB * 1024 * 1024);
+        assert!(warnings.is_empty(), "{warnings:?}");
+    }
+
+    #[test]
+    fn unknown_and_ignored_keys_are_reported() {
+        let dir = home_with("[web]\nhomePath = $SPLUNK_DB/web/db\nmaxDatSize = 3\n");
+        let (_, warnings) = load_indexes(&dir.path().join("etc")).unwrap();
+        let msgs: Vec<_> = warnings.iter().map(|w| w.message.as_str()).collect();
+        assert_eq!(msgs.len(), 2, "{msgs:?}");
+        assert!(msgs[0].contains("homePath"));
+        assert!(msgs[1].contains("unknown indexes.conf key maxDatSize"));
+    }
+
+    #[test]
+    fn bad_numbers_and_names_are_errors() {
+        let dir = home_with("[web]\nmaxDataSize = lots\n");
+        let err = load_indexes(&dir.path().join("etc")).unwrap_err().to_string();
+        assert!(err.contains("maxDataSize"), "{err}");
+        let dir = home_with("[Web Logs]\n");
+        assert!(load_indexes(&dir.path().join("etc")).is_err());
+    }
+}

@@ -1,0 +1,15 @@
+//! An all-in-one Lode node on one `$LODE_HOME`.
+//!
+//! Given a home directory, [`Node`] loads the layered configuration (`etc/system/default` then
+//! `etc/system/local`), opens a writer for every index of `indexes.conf`, and starts the
+//! ingestion pipeline with those writers as its sink. The CLI uses it directly when no server
+//! holds the home ([`lock`]); the server uses it for its inputs.
+
+pub mod config;
+pub mod home;
+pub mod lock;
+pub mod node;
+pub mod sink;
+
+pub use home::Home;
+pub use node::{IngestSummary, Node, NodeError};

@@ -1,0 +1,169 @@
+//! The node: configuration, index writers and the pipeline, opened together on one home.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::sync::Arc;
+
+use lode_ingest::{Pipeline, PipelineConfig, Settings, SourceMeta, StreamReport};
+use lode_store::{IndexWriter, RecoveryReport};
+
+use crate::config;
+use crate::sink::{StoreSink, Writers};
+use crate::Home;
+
+/// Bytes read from an input per pipeline chunk.
+const READ_CHUNK: usize = 256 * 1024;
+
+/// Why the node could not start or do its work.
+#[derive(Debug, thiserror::Error)]
+pub enum NodeError {
+    /// A configuration file is malformed.
+    #[error("{0}")]
+    Config(String),
+    /// Opening or writing an index failed.
+    #[error(transparent)]
+    Store(#[from] lode_store::StoreError),
+    /// The ingestion pipeline failed.
+    #[error(transparent)]
+    Ingest(#[from] lode_ingest::IngestError),
+    /// Data was sent to an index that is not defined.
+    #[error("index '{0}' does not exist")]
+    UnknownIndex(String),
+    /// Reading an input or the home failed.
+    #[error("{0}")]
+    Io(String),
+}
+
+/// What one call of [`Node::ingest`] did.
+pub type IngestSummary = StreamReport;
+
+/// An open node. Dropping it without [`Node::close`] leaves hot buckets to be recovered from
+/// their write-ahead logs at the next start (nothing accepted is lost either way).
+pub struct Node {
+    home: Home,
+    writers: Writers,
+    pipeline: Option<Pipeline>,
+    warnings: Vec<String>,
+    recovery: Vec<(String, RecoveryReport)>,
+    server: config::ServerSettings,
+}
+
+impl Node {
+    /// Creates the home layout if needed, loads the configuration, opens (and recovers) every
+    /// index and starts the pipeline.
+    pub fn open(home: &Home) -> Result<Node, NodeError> {
+        home.ensure_layout().map_err(|e| NodeError::Io(format!("cannot prepare {}: {e}", home.root().display())))?;
+        let etc = home.etc();
+        let mut warnings = Vec::new();
+        let (specs, w) = config::load_indexes(&etc).map_err(|e| NodeError::Config(e.to_string()))?;
+        warnings.extend(w.into_iter().map(|w| format!("{}:{}: {}", w.origin, w.line, w.message)));
+        let (server, w) = config::load_server(&etc).map_err(|e| NodeError::Config(e.to_string()))?;
+        warnings.extend(w.into_iter().map(|w| format!("{}:{}: {}", w.origin, w.line, w.message)));
+        let (settings, w) = Settings::load(&etc).map_err(|e| NodeError::Config(e.to_string()))?;
+        warnings.extend(w.into_iter().map(|w| format!("{}:{}: {}", w.origin, w.line, w.message)));
+
+        let mut writers = HashMap::new();
+        let mut recovery = Vec::new();
+        for spec in specs {
+            let dir = home.index_root().join(&spec.name);
+            let (writer, report) = IndexWriter::open(&dir, spec.config)?;
+            recovery.push((spec.name.clone(), report));
+            writers.insert(spec.name, writer);
+        }
+        let writers: Writers = Arc::new(writers);
+        let cfg = PipelineConfig {
+            settings: Arc::new(settings),
+            queue_capacity: server.queue_capacity,
+            batch_events: server.batch_events,
+        };
+        let pipeline = Pipeline::start(cfg, Box::new(StoreSink::new(writers.clone())));
+        Ok(Node { home: home.clone(), writers, pipeline: Some(pipeline), warnings, recovery, server })
+    }
+
+    /// The home this node runs on.
+    pub fn home(&self) -> &Home {
+        &self.home
+    }
+
+    /// Configuration warnings (unknown keys and the like), as `file:line: message`.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// What recovery did when each index was opened.
+    pub fn recovery(&self) -> &[(String, RecoveryReport)] {
+        &self.recovery
+    }
+
+    /// The typed server.conf.
+    pub fn server_settings(&self) -> &config::ServerSettings {
+        &self.server
+    }
+
+    /// Whether `index` is defined.
+    pub fn has_index(&self, index: &str) -> bool {
+        self.writers.contains_key(index)
+    }
+
+    /// Reads `input` to its end through the pipeline as one stream, and returns once every event
+    /// of it is durable. `progress` is called with the number of bytes read each time.
+    pub fn ingest(
+        &self,
+        meta: SourceMeta,
+        input: &mut dyn Read,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<StreamReport, NodeError> {
+        if !self.has_index(&meta.index) {
+            return Err(NodeError::UnknownIndex(meta.index));
+        }
+        let pipeline = self.pipeline.as_ref().ok_or_else(|| NodeError::Io("the node is closing".into()))?;
+        let mut stream = pipeline.open_stream(meta);
+        let mut buf = vec![0u8; READ_CHUNK];
+        loop {
+            let n = match input.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(NodeError::Io(format!("reading the input failed: {e}"))),
+            };
+            stream.send(&buf[..n])?;
+            progress(n as u64);
+        }
+        Ok(stream.finish()?)
+    }
+
+    /// Rolls the hot bucket of `index` (or of every index) to warm.
+    pub fn roll(&self, index: Option<&str>) -> Result<(), NodeError> {
+        match index {
+            Some(name) => self.writers.get(name).ok_or_else(|| NodeError::UnknownIndex(name.into()))?.roll()?,
+            None => {
+                for w in self.writers.values() {
+                    w.roll()?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Rolls hot buckets that have been idle longer than their index's `maxHotIdleSecs`.
+    pub fn roll_idle(&self, now_secs: i64) -> Result<(), NodeError> {
+        for w in self.writers.values() {
+            w.roll_if_idle(now_secs)?;
+        }
+        Ok(())
+    }
+
+    /// Drains the pipeline, then rolls every hot bucket and releases the indexes.
+    pub fn close(mut self) -> Result<(), NodeError> {
+        if let Some(p) = self.pipeline.take() {
+            p.shutdown()?;
+        }
+        let writers = std::mem::replace(&mut self.writers, Arc::new(HashMap::new()));
+        let writers = Arc::try_unwrap(writers)
+            .map_err(|_| NodeError::Io("index writers still in use at close".into()))?;
+        for (_, w) in writers {
+            w.close()?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,56 @@
+//! The pipeline's sink: routes each batch by the events' `index` to that index's writer and
+//! returns only once every event of the batch is durable.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use lode_event::Event;
+use lode_ingest::{Sink, SinkError};
+use lode_store::IndexWriter;
+
+/// The writers of every configured index, by name.
+pub type Writers = Arc<HashMap<String, IndexWriter>>;
+
+/// A [`Sink`] over the node's index writers.
+pub struct StoreSink {
+    writers: Writers,
+    /// Per-index scratch batches, reused across calls.
+    groups: HashMap<String, Vec<Event>>,
+}
+
+impl StoreSink {
+    /// A sink writing to `writers`.
+    pub fn new(writers: Writers) -> StoreSink {
+        StoreSink { writers, groups: HashMap::new() }
+    }
+}
+
+impl Sink for StoreSink {
+    fn write(&mut self, batch: Vec<Event>) -> Result<(), SinkError> {
+        // Check every destination first so that a batch naming an unknown index is refused whole,
+        // before any of it is written.
+        if let Some(bad) = batch.iter().find(|e| !self.writers.contains_key(&e.index)) {
+            return Err(SinkError::new(format!(
+                "index '{}' does not exist (define it in etc/system/local/indexes.conf)",
+                bad.index
+            )));
+        }
+        let single = batch.first().map(|f| batch.iter().all(|e| e.index == f.index)).unwrap_or(true);
+        if single {
+            if let Some(first) = batch.first() {
+                self.writers[&first.index].append(&batch).map_err(SinkError::new)?;
+            }
+            return Ok(());
+        }
+        for e in batch {
+            self.groups.entry(e.index.clone()).or_default().push(e);
+        }
+        for (index, events) in self.groups.iter_mut() {
+            if !events.is_empty() {
+                self.writers[index].append(events).map_err(SinkError::new)?;
+                events.clear();
+            }
+        }
+        Ok(())
+    }
+}

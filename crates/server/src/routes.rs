@@ -1,0 +1,172 @@
+//! The HTTP routes. Each handler does blocking work (pipeline, disk reads) on tokio's blocking
+//! pool and streams where the data is large.
+
+use std::collections::HashMap;
+use std::io::Read;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{DefaultBodyLimit, Query, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Form, Json, Router};
+use futures_util::StreamExt;
+use serde::Deserialize;
+
+use crate::error::ApiError;
+use crate::{AppState, MAX_INGEST_BODY};
+
+/// All routes.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/lode/health", get(health))
+        .route("/lode/search", get(search_get).post(search_post))
+        .route("/lode/ingest", post(ingest).layer(DefaultBodyLimit::max(MAX_INGEST_BODY)))
+        .route("/lode/roll", post(roll))
+}
+
+async fn health() -> Json<serde_json::Value> {
+    Json(serde_json::json!({ "status": "ok" }))
+}
+
+/// Parameters of a search request (query string or form body).
+#[derive(Debug, Deserialize)]
+pub struct SearchParams {
+    /// The SPL.
+    #[serde(alias = "search")]
+    pub q: String,
+    /// Earliest time modifier.
+    pub earliest: Option<String>,
+    /// Latest time modifier.
+    pub latest: Option<String>,
+}
+
+async fn search_get(State(st): State<AppState>, Query(p): Query<SearchParams>) -> Result<Response, ApiError> {
+    search(st, p).await
+}
+
+async fn search_post(State(st): State<AppState>, Form(p): Form<SearchParams>) -> Result<Response, ApiError> {
+    search(st, p).await
+}
+
+/// Runs the search on the blocking pool and streams rows as JSON lines. Errors found before the
+/// first row (syntax, unknown command) become a 400; a failure after rows were sent ends the
+/// stream with an `{"error": …}` line.
+async fn search(st: AppState, p: SearchParams) -> Result<Response, ApiError> {
+    // Validate the syntax up front so that a bad search gets a proper status code.
+    lode_spl::parse(&p.q).map_err(|e| ApiError::BadRequest(format!("Error in search: {}", e.message)))?;
+    let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(16);
+    let req = lode_search::run::SearchRequest {
+        query: p.q,
+        earliest: p.earliest,
+        latest: p.latest,
+        now: now_micros(),
+        tz: lode_time::Zone::Utc,
+        explain: false,
+        force_scan: false,
+    };
+    tokio::task::spawn_blocking(move || {
+        let result = lode_search::run::run(&st.index_root, &req, &mut |rows| {
+            let mut buf = Vec::with_capacity(rows.len() * 256);
+            for mut row in rows {
+                let obj = crate::format::row_json(&mut row);
+                // Serialising a map of strings cannot fail.
+                let _ = serde_json::to_writer(&mut buf, &obj);
+                buf.push(b'\n');
+            }
+            tx.blocking_send(Bytes::from(buf))
+                .map_err(|_| lode_search::SearchError::User("client went away".into()))
+        });
+        if let Err(e) = result {
+            let line = serde_json::json!({ "error": e.to_string() }).to_string() + "\n";
+            let _ = tx.blocking_send(Bytes::from(line));
+        }
+    });
+    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|b| (Ok::<_, std::io::Error>(b), rx))
+    });
+    Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], Body::from_stream(stream)).into_response())
+}
+
+/// A `Read` over body chunks arriving from the async side.
+struct ChannelReader {
+    rx: std::sync::mpsc::Receiver<Bytes>,
+    cur: Bytes,
+}
+
+impl Read for ChannelReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.cur.is_empty() {
+            match self.rx.recv() {
+                Ok(b) => self.cur = b,
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.cur.len());
+        buf[..n].copy_from_slice(&self.cur[..n]);
+        self.cur = self.cur.slice(n..);
+        Ok(n)
+    }
+}
+
+async fn ingest(
+    State(st): State<AppState>,
+    Query(q): Query<HashMap<String, String>>,
+    body: Body,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let index = q.get("index").cloned().unwrap_or_else(|| "main".into());
+    let source = q.get("source").cloned().unwrap_or_else(|| "http:lode".into());
+    let host = q.get("host").cloned().unwrap_or_else(|| "lode".into());
+    let sourcetype = q.get("sourcetype").cloned();
+    if !st.node.has_index(&index) {
+        return Err(ApiError::NotFound(format!("index '{index}' does not exist")));
+    }
+    // Bounded: a slow pipeline slows the client instead of buffering the body in memory.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Bytes>(8);
+    let node = st.node.clone();
+    let work = tokio::task::spawn_blocking(move || {
+        let mut reader = ChannelReader { rx, cur: Bytes::new() };
+        let mut head = Vec::new();
+        (&mut reader).take(8192).read_to_end(&mut head).map_err(|e| ApiError::Internal(e.to_string()))?;
+        let sourcetype = sourcetype.unwrap_or_else(|| lode_ingest::guess_sourcetype(&source, &head));
+        let meta = lode_ingest::SourceMeta { host, source, sourcetype, index };
+        let mut all = std::io::Cursor::new(head).chain(reader);
+        node.ingest(meta, &mut all, &mut |_| {}).map_err(ApiError::from)
+    });
+    let mut stream = body.into_data_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| ApiError::BadRequest(format!("reading the request body failed: {e}")))?;
+        let tx2 = tx.clone();
+        // The channel is bounded and std: send from the blocking pool.
+        let sent = tokio::task::spawn_blocking(move || tx2.send(chunk).is_ok())
+            .await
+            .map_err(|e| ApiError::Internal(e.to_string()))?;
+        if !sent {
+            break;
+        }
+    }
+    drop(tx);
+    let report = work.await.map_err(|e| ApiError::Internal(e.to_string()))??;
+    Ok(Json(serde_json::json!({
+        "events": report.events,
+        "bytes": report.bytes,
+        "dropped": report.dropped,
+        "truncated": report.truncated,
+    })))
+}
+
+async fn roll(State(st): State<AppState>, Query(q): Query<HashMap<String, String>>) -> Result<Json<serde_json::Value>, ApiError> {
+    let node = st.node.clone();
+    let index = q.get("index").cloned();
+    tokio::task::spawn_blocking(move || node.roll(index.as_deref()))
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))??;
+    Ok(Json(serde_json::json!({ "rolled": true })))
+}
+
+fn now_micros() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros() as i64)
+        .unwrap_or(0)
+}
