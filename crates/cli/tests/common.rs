@@ -1,0 +1,85 @@
+//! Helpers for driving the real `lode` binary in a temporary home.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// A temporary `$LODE_HOME` and the binary under test.
+pub struct Lode {
+    pub home: tempfile::TempDir,
+}
+
+/// What a command did.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Lode {
+    pub fn new() -> Lode {
+        Lode { home: tempfile::tempdir().expect("temp dir") }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.home.path()
+    }
+
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_lode"));
+        c.arg("--home").arg(self.home.path()).args(args).env_remove("LODE_HOME").stdin(Stdio::null());
+        c
+    }
+
+    pub fn run(&self, args: &[&str]) -> Run {
+        finish(self.cmd(args).output().expect("run lode"))
+    }
+
+    /// Runs a search and returns its JSON rows.
+    pub fn search_json(&self, query: &str) -> Vec<serde_json::Map<String, serde_json::Value>> {
+        let r = self.run(&["search", query, "--output", "json"]);
+        assert_eq!(r.code, 0, "search {query:?} failed: {}", r.stderr);
+        r.stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad JSON line {l:?}: {e}")))
+            .collect()
+    }
+
+    /// `count` of a search ending in `| stats count`.
+    pub fn count(&self, query: &str) -> u64 {
+        let rows = self.search_json(&format!("{query} | stats count"));
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        rows[0]["count"].as_str().expect("count is a string").parse().expect("count is a number")
+    }
+
+    pub fn write_local(&self, file: &str, text: &str) {
+        let dir = self.home.path().join("etc/system/local");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(file), text).unwrap();
+    }
+}
+
+pub fn finish(out: Output) -> Run {
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// `../shared/data/loghub` from the repository root.
+pub fn loghub() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/loghub")
+}
+
+/// Lines of a file as LogHub counts them (the last line may lack a newline).
+pub fn line_count(path: &Path) -> u64 {
+    let data = std::fs::read(path).unwrap();
+    let newlines = data.iter().filter(|&&b| b == b'\n').count() as u64;
+    if data.last().is_some_and(|&b| b != b'\n') {
+        newlines + 1
+    } else {
+        newlines
+    }
+}
