@@ -1,0 +1,136 @@
+//! Buckets: the common read interface, the warm and hot readers, and the warm writer.
+
+pub(crate) mod build;
+pub mod hot;
+pub mod journal;
+pub mod warm;
+pub(crate) mod write;
+
+use roaring::RoaringBitmap;
+
+use crate::columns::Columns;
+use crate::error::StoreError;
+use crate::layout::{BucketInfo, BucketKind};
+use crate::meta::BucketMeta;
+use crate::query::TermQuery;
+
+/// One event as read from a bucket, borrowing the reader's buffers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventView<'a> {
+    /// Event number within the bucket (arrival order).
+    pub num: u32,
+    /// `_time`, µs since the epoch.
+    pub time: i64,
+    /// `_indextime`, seconds since the epoch.
+    pub index_time: i64,
+    /// `_raw`.
+    pub raw: &'a str,
+    /// `host`.
+    pub host: &'a str,
+    /// `source`.
+    pub source: &'a str,
+    /// `sourcetype`.
+    pub sourcetype: &'a str,
+    /// `linecount`.
+    pub linecount: u32,
+    /// Index-time fields.
+    pub fields: &'a [(String, String)],
+}
+
+/// Common read interface of warm and hot buckets.
+pub trait BucketRead {
+    /// Metadata: id, time range (µs), event count, raw bytes, per host/source/sourcetype stats.
+    fn meta(&self) -> &BucketMeta;
+    /// Whether `term` (lowercased) may occur: bloom filter for warm buckets (false = certainly
+    /// absent), exact lexicon check for hot ones.
+    fn may_contain(&self, term: &[u8]) -> bool;
+    /// Candidate event numbers of `q`.
+    fn eval(&self, q: &TermQuery) -> Result<RoaringBitmap, StoreError>;
+    /// `_time` column, µs, indexed by event number.
+    fn times(&self) -> &[i64];
+    /// Host id per event.
+    fn host_ids(&self) -> &[u32];
+    /// Host names by id.
+    fn host_names(&self) -> &[String];
+    /// Source id per event.
+    fn source_ids(&self) -> &[u32];
+    /// Source names by id.
+    fn source_names(&self) -> &[String];
+    /// Sourcetype id per event.
+    fn sourcetype_ids(&self) -> &[u32];
+    /// Sourcetype names by id.
+    fn sourcetype_names(&self) -> &[String];
+    /// Calls `f` for each event number in `ids` (ascending), decompressing only the slices that
+    /// hold them. `f` returns false to stop early. An id beyond the event count is a
+    /// [`StoreError::Limit`] error.
+    fn read_events(
+        &self,
+        ids: &mut dyn Iterator<Item = u32>,
+        f: &mut dyn FnMut(EventView<'_>) -> bool,
+    ) -> Result<(), StoreError>;
+}
+
+/// Opens the bucket `info` describes.
+pub fn open_bucket(info: &BucketInfo) -> Result<Box<dyn BucketRead + Send + Sync>, StoreError> {
+    Ok(match info.kind {
+        BucketKind::Warm => Box::new(warm::WarmBucket::open(&info.path)?),
+        BucketKind::Hot => Box::new(hot::HotBucket::open(&info.path)?),
+    })
+}
+
+/// Gives the uncompressed bytes of a slice (warm: decompress into a buffer; hot: in memory).
+pub(crate) trait SliceSource {
+    /// Per-call scratch state.
+    type Scratch;
+    /// Fresh scratch.
+    fn scratch(&self) -> Result<Self::Scratch, StoreError>;
+    /// Uncompressed slice `n`, reusing `scratch` when `n` is the slice loaded last.
+    fn slice<'s>(&'s self, n: u32, scratch: &'s mut Self::Scratch) -> Result<&'s [u8], StoreError>;
+}
+
+/// The shared `read_events` loop over columns and a slice source.
+pub(crate) fn read_events_with<S: SliceSource>(
+    path: &std::path::Path,
+    cols: &Columns,
+    src: &S,
+    ids: &mut dyn Iterator<Item = u32>,
+    f: &mut dyn FnMut(EventView<'_>) -> bool,
+) -> Result<(), StoreError> {
+    let mut scratch = src.scratch()?;
+    let mut fields = Vec::new();
+    for id in ids {
+        let i = id as usize;
+        if i >= cols.len() {
+            return Err(StoreError::Limit(format!(
+                "event number {id} beyond the {} events of {}",
+                cols.len(),
+                path.display()
+            )));
+        }
+        let data = src.slice(cols.slice[i], &mut scratch)?;
+        let (o, l) = (cols.offset[i] as usize, cols.raw_len[i] as usize);
+        let raw = data
+            .get(o..o + l)
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .ok_or_else(|| {
+                StoreError::corrupt(path, format!("raw text of event {id} is damaged"))
+            })?;
+        cols.fields_into(i, &mut fields)
+            .map_err(|r| StoreError::corrupt(path, format!("fields of event {id}: {r}")))?;
+        let view = EventView {
+            num: id,
+            time: cols.times[i],
+            index_time: cols.index_times[i],
+            raw,
+            host: &cols.hosts[cols.host[i] as usize],
+            source: &cols.sources[cols.source[i] as usize],
+            sourcetype: &cols.sourcetypes[cols.sourcetype[i] as usize],
+            linecount: cols.linecount[i],
+            fields: &fields,
+        };
+        if !f(view) {
+            break;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,235 @@
+//! Reader of a warm bucket: metadata, bloom, lexicon and columns in memory; postings and journal
+//! slices read on demand with positioned reads.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use fst::{IntoStreamer, Map, Streamer};
+use roaring::RoaringBitmap;
+
+use crate::bloom::Bloom;
+use crate::bucket::journal::{decode_slices, read_slice, SliceEntry};
+use crate::bucket::{read_events_with, BucketRead, EventView, SliceSource};
+use crate::columns::Columns;
+use crate::consts::{
+    magic, BLOOM_FILE, COLUMNS_FILE, JOURNAL_FILE, LEXICON_FILE, META_FILE, POSTINGS_FILE,
+    SLICES_FILE,
+};
+use crate::error::{IoContext, StoreError};
+use crate::footer::{open_checked, read_verified};
+use crate::meta::BucketMeta;
+use crate::query::{eval, TermQuery, TermSource};
+
+/// An open warm bucket. Immutable; `Send + Sync`, so many searches may share it.
+pub struct WarmBucket {
+    path: PathBuf,
+    meta: BucketMeta,
+    bloom: Bloom,
+    lexicon: Map<Vec<u8>>,
+    postings: File,
+    /// Body length of the postings file, bytes.
+    postings_len: u64,
+    journal: File,
+    slices: Vec<SliceEntry>,
+    cols: Columns,
+}
+
+impl WarmBucket {
+    /// Opens the bucket directory `path`, verifying footers of every file and checksums of
+    /// every file except the journal (per-slice checksums) and postings (checked by fsck), and
+    /// cross-checking columns, slices and metadata.
+    pub fn open(path: &Path) -> Result<WarmBucket, StoreError> {
+        let meta_path = path.join(META_FILE);
+        let meta: BucketMeta = serde_json::from_slice(&read_verified(&meta_path, magic::META)?)
+            .map_err(|e| StoreError::corrupt(&meta_path, format!("bad JSON: {e}")))?;
+        let cols_path = path.join(COLUMNS_FILE);
+        let cols = Columns::decode(&cols_path, &read_verified(&cols_path, magic::COLUMNS)?)?;
+        if cols.len() as u64 != meta.event_count {
+            return Err(StoreError::corrupt(
+                &cols_path,
+                format!(
+                    "{} events but meta.json says {}",
+                    cols.len(),
+                    meta.event_count
+                ),
+            ));
+        }
+        let jpath = path.join(JOURNAL_FILE);
+        let (journal, journal_len) = open_checked(&jpath, magic::JOURNAL)?;
+        let spath = path.join(SLICES_FILE);
+        let slices = decode_slices(&spath, &read_verified(&spath, magic::SLICES)?, journal_len)?;
+        let lens: Vec<u32> = slices.iter().map(|s| s.ulen).collect();
+        cols.check_slices(&cols_path, &lens)?;
+        let lpath = path.join(LEXICON_FILE);
+        let lexicon = Map::new(read_verified(&lpath, magic::LEXICON)?)
+            .map_err(|e| StoreError::corrupt(&lpath, format!("bad lexicon: {e}")))?;
+        let (postings, postings_len) = open_checked(&path.join(POSTINGS_FILE), magic::POSTINGS)?;
+        let bpath = path.join(BLOOM_FILE);
+        let bloom = Bloom::decode(&read_verified(&bpath, magic::BLOOM)?)
+            .map_err(|r| StoreError::corrupt(&bpath, r))?;
+        Ok(WarmBucket {
+            path: path.to_path_buf(),
+            meta,
+            bloom,
+            lexicon,
+            postings,
+            postings_len,
+            journal,
+            slices,
+            cols,
+        })
+    }
+
+    /// The bucket directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The lexicon (term → postings offset), for inspection and tools.
+    pub fn lexicon(&self) -> &Map<Vec<u8>> {
+        &self.lexicon
+    }
+
+    /// Journal slice table.
+    pub fn slices(&self) -> &[SliceEntry] {
+        &self.slices
+    }
+
+    /// Reads the postings stored at `offset`, validating them against the event count.
+    pub fn postings_at(&self, offset: u64) -> Result<RoaringBitmap, StoreError> {
+        let p = self.path.join(POSTINGS_FILE);
+        let mut len = [0u8; 4];
+        if offset.checked_add(4).is_none_or(|e| e > self.postings_len) {
+            return Err(StoreError::corrupt(
+                &p,
+                format!("postings offset {offset} out of range"),
+            ));
+        }
+        self.postings.read_exact_at(&mut len, offset).at(&p)?;
+        let len = u32::from_le_bytes(len) as u64;
+        if offset + 4 + len > self.postings_len {
+            return Err(StoreError::corrupt(
+                &p,
+                format!("postings at {offset} run past the end"),
+            ));
+        }
+        let mut buf = vec![0u8; len as usize];
+        self.postings.read_exact_at(&mut buf, offset + 4).at(&p)?;
+        let bm = RoaringBitmap::deserialize_from(&buf[..])
+            .map_err(|e| StoreError::corrupt(&p, format!("postings at {offset}: {e}")))?;
+        if bm.max().is_some_and(|m| m as u64 >= self.meta.event_count) {
+            return Err(StoreError::corrupt(
+                &p,
+                format!("postings at {offset} name a missing event"),
+            ));
+        }
+        Ok(bm)
+    }
+}
+
+impl TermSource for WarmBucket {
+    fn event_count(&self) -> u32 {
+        self.cols.len() as u32
+    }
+
+    fn postings(&self, term: &[u8]) -> Result<RoaringBitmap, StoreError> {
+        match self.lexicon.get(term) {
+            Some(off) => self.postings_at(off),
+            None => Ok(RoaringBitmap::new()),
+        }
+    }
+
+    fn union_prefixed(
+        &self,
+        prefix: &[u8],
+        accept: &mut dyn FnMut(&[u8]) -> bool,
+        out: &mut RoaringBitmap,
+    ) -> Result<(), StoreError> {
+        let mut stream = self.lexicon.range().ge(prefix).into_stream();
+        while let Some((term, off)) = stream.next() {
+            if !term.starts_with(prefix) {
+                break;
+            }
+            if accept(term) {
+                *out |= self.postings_at(off)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Per-call decompression state of `read_events`.
+pub(crate) struct WarmScratch {
+    comp: Vec<u8>,
+    out: Vec<u8>,
+    dec: zstd::bulk::Decompressor<'static>,
+    /// Slice currently in `out`.
+    loaded: Option<u32>,
+}
+
+impl SliceSource for WarmBucket {
+    type Scratch = WarmScratch;
+
+    fn scratch(&self) -> Result<WarmScratch, StoreError> {
+        Ok(WarmScratch {
+            comp: Vec::new(),
+            out: Vec::new(),
+            dec: zstd::bulk::Decompressor::new().at(&self.path)?,
+            loaded: None,
+        })
+    }
+
+    fn slice<'s>(&'s self, n: u32, s: &'s mut WarmScratch) -> Result<&'s [u8], StoreError> {
+        if s.loaded != Some(n) {
+            s.loaded = None;
+            let e = self.slices.get(n as usize).ok_or_else(|| {
+                StoreError::corrupt(self.path.join(SLICES_FILE), format!("no slice {n}"))
+            })?;
+            let jp = self.path.join(JOURNAL_FILE);
+            read_slice(&jp, &self.journal, e, &mut s.comp, &mut s.dec, &mut s.out)?;
+            s.loaded = Some(n);
+        }
+        Ok(&s.out)
+    }
+}
+
+impl BucketRead for WarmBucket {
+    fn meta(&self) -> &BucketMeta {
+        &self.meta
+    }
+    fn may_contain(&self, term: &[u8]) -> bool {
+        self.bloom.may_contain(&term.to_ascii_lowercase())
+    }
+    fn eval(&self, q: &TermQuery) -> Result<RoaringBitmap, StoreError> {
+        eval(self, q)
+    }
+    fn times(&self) -> &[i64] {
+        &self.cols.times
+    }
+    fn host_ids(&self) -> &[u32] {
+        &self.cols.host
+    }
+    fn host_names(&self) -> &[String] {
+        &self.cols.hosts
+    }
+    fn source_ids(&self) -> &[u32] {
+        &self.cols.source
+    }
+    fn source_names(&self) -> &[String] {
+        &self.cols.sources
+    }
+    fn sourcetype_ids(&self) -> &[u32] {
+        &self.cols.sourcetype
+    }
+    fn sourcetype_names(&self) -> &[String] {
+        &self.cols.sourcetypes
+    }
+    fn read_events(
+        &self,
+        ids: &mut dyn Iterator<Item = u32>,
+        f: &mut dyn FnMut(EventView<'_>) -> bool,
+    ) -> Result<(), StoreError> {
+        read_events_with(&self.path, &self.cols, self, ids, f)
+    }
+}

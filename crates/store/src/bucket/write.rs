@@ -1,0 +1,85 @@
+//! Writes the files of a warm bucket from a hot bucket's WAL.
+
+use std::path::Path;
+
+use fst::MapBuilder;
+use roaring::RoaringBitmap;
+
+use crate::bloom::Bloom;
+use crate::bucket::build::Builder;
+use crate::bucket::journal::{encode_slices, JournalSink};
+use crate::consts::{
+    magic, BLOOM_FILE, COLUMNS_FILE, JOURNAL_FILE, LEXICON_FILE, META_FILE, POSTINGS_FILE,
+    SLICES_FILE,
+};
+use crate::error::{IoContext, StoreError};
+use crate::footer::{append_footer, write_file};
+use crate::meta::BucketMeta;
+use crate::terms::TermIndex;
+use crate::wal;
+
+/// Builds every warm file of bucket `id` in `dir` (which must exist and be empty) from the valid
+/// records of the WAL at `wal_path`. Each file is fsynced; the caller fsyncs and renames `dir`.
+pub(crate) fn write_warm(dir: &Path, id: u64, wal_path: &Path) -> Result<BucketMeta, StoreError> {
+    let mut builder = Builder::new(id);
+    let mut sink = JournalSink::create(&dir.join(JOURNAL_FILE))?;
+    wal::for_each_event(wal_path, |e| builder.push(e, &mut sink))?;
+    let (cols, terms, meta) = builder.finish(&mut sink)?;
+    let journal_len = sink.out.finish()?;
+    debug_assert_eq!(
+        sink.slices.iter().map(|s| s.clen as u64).sum::<u64>(),
+        journal_len
+    );
+
+    let mut buf = Vec::new();
+    encode_slices(&sink.slices, &mut buf);
+    append_footer(&mut buf, magic::SLICES);
+    write_file(&dir.join(SLICES_FILE), &buf)?;
+
+    buf.clear();
+    cols.encode(&mut buf);
+    append_footer(&mut buf, magic::COLUMNS);
+    write_file(&dir.join(COLUMNS_FILE), &buf)?;
+
+    write_terms(dir, terms)?;
+
+    buf.clear();
+    serde_json::to_writer_pretty(&mut buf, &meta)
+        .map_err(|e| StoreError::io(dir.join(META_FILE), e.into()))?;
+    append_footer(&mut buf, magic::META);
+    write_file(&dir.join(META_FILE), &buf)?;
+    Ok(meta)
+}
+
+/// Writes lexicon, postings and bloom filter.
+fn write_terms(dir: &Path, terms: TermIndex) -> Result<(), StoreError> {
+    let lex_path = dir.join(LEXICON_FILE);
+    let sorted = terms.into_sorted();
+    let mut bloom = Bloom::with_capacity(sorted.len() as u64);
+    let mut postings = Vec::new();
+    let mut lex = MapBuilder::memory();
+    let mut bm_bytes = Vec::new();
+    for (term, list) in &sorted {
+        let bm = RoaringBitmap::from_sorted_iter(list.iter().copied())
+            .map_err(|e| StoreError::corrupt(&lex_path, format!("postings not sorted: {e}")))?;
+        bm_bytes.clear();
+        bm.serialize_into(&mut bm_bytes).at(&lex_path)?;
+        lex.insert(term, postings.len() as u64)
+            .map_err(|e| StoreError::corrupt(&lex_path, format!("lexicon build: {e}")))?;
+        postings.extend_from_slice(&(bm_bytes.len() as u32).to_le_bytes());
+        postings.extend_from_slice(&bm_bytes);
+        bloom.insert(term);
+    }
+    drop(sorted);
+    let mut lex_bytes = lex
+        .into_inner()
+        .map_err(|e| StoreError::corrupt(&lex_path, format!("lexicon build: {e}")))?;
+    append_footer(&mut lex_bytes, magic::LEXICON);
+    write_file(&lex_path, &lex_bytes)?;
+    append_footer(&mut postings, magic::POSTINGS);
+    write_file(&dir.join(POSTINGS_FILE), &postings)?;
+    let mut b = Vec::new();
+    bloom.encode(&mut b);
+    append_footer(&mut b, magic::BLOOM);
+    write_file(&dir.join(BLOOM_FILE), &b)
+}

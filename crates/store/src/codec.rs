@@ -1,0 +1,220 @@
+//! Compact binary encoding of events (WAL payloads) and the little varint reader shared by the
+//! file decoders. See docs/format/wal.md.
+//!
+//! Event: `time zigzag-varint | index_time zigzag-varint | linecount varint | raw str | host str |
+//! source str | sourcetype str | nfields varint | (name str | value str)*`, where `str` is a
+//! varint byte length followed by UTF-8 bytes. A batch is `count varint | event*`.
+
+use lode_event::Event;
+
+/// Appends `v` as LEB128.
+#[inline]
+pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Appends a signed value zigzag-encoded as LEB128.
+#[inline]
+pub fn put_ivarint(out: &mut Vec<u8>, v: i64) {
+    put_varint(out, ((v << 1) ^ (v >> 63)) as u64);
+}
+
+/// Appends a length-prefixed string.
+#[inline]
+pub fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_varint(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// Appends one event.
+pub fn put_event(out: &mut Vec<u8>, e: &Event) {
+    put_ivarint(out, e.time);
+    put_ivarint(out, e.index_time);
+    put_varint(out, e.linecount as u64);
+    put_str(out, &e.raw);
+    put_str(out, &e.host);
+    put_str(out, &e.source);
+    put_str(out, &e.sourcetype);
+    put_varint(out, e.fields.len() as u64);
+    for (k, v) in &e.fields {
+        put_str(out, k);
+        put_str(out, v);
+    }
+}
+
+/// Appends a batch of events.
+pub fn put_batch(out: &mut Vec<u8>, events: &[Event]) {
+    put_varint(out, events.len() as u64);
+    for e in events {
+        put_event(out, e);
+    }
+}
+
+/// A bounds-checked reader over a byte slice; every failure is a `&'static str` reason that
+/// the caller wraps into [`crate::StoreError::Corrupt`] with its path.
+pub struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+/// Why decoding failed.
+pub type DecodeError = &'static str;
+
+impl<'a> Reader<'a> {
+    /// Reads from the start of `buf`.
+    pub fn new(buf: &'a [u8]) -> Self {
+        Reader { buf, pos: 0 }
+    }
+
+    /// Whether every byte was consumed.
+    pub fn is_empty(&self) -> bool {
+        self.pos >= self.buf.len()
+    }
+
+    /// Current offset in bytes.
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// Reads a LEB128 value.
+    #[inline]
+    pub fn varint(&mut self) -> Result<u64, DecodeError> {
+        let mut v = 0u64;
+        let mut shift = 0;
+        loop {
+            let b = *self.buf.get(self.pos).ok_or("truncated varint")?;
+            self.pos += 1;
+            if shift >= 64 {
+                return Err("varint too long");
+            }
+            v |= ((b & 0x7f) as u64) << shift;
+            if b < 0x80 {
+                return Ok(v);
+            }
+            shift += 7;
+        }
+    }
+
+    /// Reads a zigzag LEB128 value.
+    #[inline]
+    pub fn ivarint(&mut self) -> Result<i64, DecodeError> {
+        let u = self.varint()?;
+        Ok(((u >> 1) as i64) ^ -((u & 1) as i64))
+    }
+
+    /// Reads `n` raw bytes.
+    #[inline]
+    pub fn bytes(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+        let end = self.pos.checked_add(n).ok_or("length overflow")?;
+        let s = self.buf.get(self.pos..end).ok_or("truncated bytes")?;
+        self.pos = end;
+        Ok(s)
+    }
+
+    /// Reads a little-endian u32.
+    pub fn u32(&mut self) -> Result<u32, DecodeError> {
+        Ok(u32::from_le_bytes(self.bytes(4)?.try_into().expect("4")))
+    }
+
+    /// Reads a little-endian u64.
+    pub fn u64(&mut self) -> Result<u64, DecodeError> {
+        Ok(u64::from_le_bytes(self.bytes(8)?.try_into().expect("8")))
+    }
+
+    /// Reads a length-prefixed UTF-8 string.
+    #[inline]
+    pub fn str(&mut self) -> Result<&'a str, DecodeError> {
+        let n = self.varint()?;
+        let n = usize::try_from(n).map_err(|_| "length overflow")?;
+        std::str::from_utf8(self.bytes(n)?).map_err(|_| "invalid UTF-8")
+    }
+
+    /// Reads one event into `e`, reusing its buffers (no allocation once they are warm).
+    pub fn event_into(&mut self, e: &mut Event) -> Result<(), DecodeError> {
+        e.time = self.ivarint()?;
+        e.index_time = self.ivarint()?;
+        e.linecount = u32::try_from(self.varint()?).map_err(|_| "linecount overflow")?;
+        set(&mut e.raw, self.str()?);
+        set(&mut e.host, self.str()?);
+        set(&mut e.source, self.str()?);
+        set(&mut e.sourcetype, self.str()?);
+        let n = self.varint()?;
+        if n > (self.buf.len() - self.pos) as u64 {
+            return Err("field count beyond record");
+        }
+        let n = n as usize;
+        e.fields.truncate(n);
+        for i in 0..n {
+            let k = self.str()?;
+            let v = self.str()?;
+            if let Some(slot) = e.fields.get_mut(i) {
+                set(&mut slot.0, k);
+                set(&mut slot.1, v);
+            } else {
+                e.fields.push((k.to_string(), v.to_string()));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn set(dst: &mut String, src: &str) {
+    dst.clear();
+    dst.push_str(src);
+}
+
+/// Decodes a batch, calling `f` for each event (decoded into one reused `Event`).
+pub fn for_each_in_batch(
+    payload: &[u8],
+    scratch: &mut Event,
+    mut f: impl FnMut(&Event) -> Result<(), DecodeError>,
+) -> Result<(), DecodeError> {
+    let mut r = Reader::new(payload);
+    let n = r.varint()?;
+    for _ in 0..n {
+        r.event_into(scratch)?;
+        f(scratch)?;
+    }
+    if !r.is_empty() {
+        return Err("trailing bytes after batch");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_round_trip() {
+        let e = Event {
+            time: -5,
+            index_time: 1_700_000_000,
+            raw: "héllo\nworld".into(),
+            host: "h".into(),
+            source: "/var/log/x".into(),
+            sourcetype: "st".into(),
+            index: String::new(),
+            linecount: 2,
+            fields: vec![("a".into(), "1".into()), ("b".into(), "".into())],
+        };
+        let mut buf = Vec::new();
+        put_batch(&mut buf, &[e.clone(), e.clone()]);
+        let mut got = Vec::new();
+        let mut scratch = Event::default();
+        for_each_in_batch(&buf, &mut scratch, |x| {
+            got.push(x.clone());
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(got, vec![e.clone(), e]);
+        // Every truncation is an error, never a panic.
+        for cut in 0..buf.len() {
+            assert!(for_each_in_batch(&buf[..cut], &mut scratch, |_| Ok(())).is_err());
+        }
+    }
+}

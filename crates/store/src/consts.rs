@@ -1,0 +1,82 @@
+//! Every on-disk name, magic number, format version and limit of the store, each with its reason.
+
+/// Version of every file format written by this crate. Readers refuse other versions: an older
+/// binary must not guess at a newer layout, and a newer binary converts old buckets explicitly.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Prefix of a hot bucket directory (`hot_v1_<id>`), as in Splunk so operators recognise it.
+pub const HOT_PREFIX: &str = "hot_v1_";
+/// Prefix of a warm bucket directory (`db_<maxTimeSecs>_<minTimeSecs>_<id>`): the time range is
+/// in the name so search can prune buckets without opening any file.
+pub const WARM_PREFIX: &str = "db_";
+/// Prefix of the temporary directory a roll builds the warm files in (`tmp_<id>`); a leftover one
+/// means the roll was interrupted before its rename and is simply deleted on recovery.
+pub const TMP_PREFIX: &str = "tmp_";
+/// Directory (inside the index directory) that corrupt buckets are moved to.
+pub const QUARANTINE_DIR: &str = "quarantine";
+/// The writer's exclusive OS lock file in the index directory.
+pub const LOCK_FILE: &str = "writer.lock";
+
+/// Write-ahead log of a hot bucket.
+pub const WAL_FILE: &str = "wal.log";
+/// Compressed raw journal: independently compressed zstd slices.
+pub const JOURNAL_FILE: &str = "journal.zst";
+/// Slice table: where each journal slice starts, its lengths and checksum.
+pub const SLICES_FILE: &str = "slices.dat";
+/// Per-event columns and the host/source/sourcetype dictionaries.
+pub const COLUMNS_FILE: &str = "columns.dat";
+/// Lexicon: `fst::Map` from term to postings offset.
+pub const LEXICON_FILE: &str = "lexicon.fst";
+/// Postings: serialized roaring bitmaps of event numbers.
+pub const POSTINGS_FILE: &str = "postings.dat";
+/// Bloom filter over every lexicon term.
+pub const BLOOM_FILE: &str = "bloom.dat";
+/// Bucket metadata (JSON body, binary footer).
+pub const META_FILE: &str = "meta.json";
+/// Every file of a warm bucket, in the order fsck checks them.
+pub const WARM_FILES: [&str; 7] = [
+    META_FILE,
+    COLUMNS_FILE,
+    SLICES_FILE,
+    JOURNAL_FILE,
+    LEXICON_FILE,
+    POSTINGS_FILE,
+    BLOOM_FILE,
+];
+
+/// Magic of each file (4 bytes, first in the footer) so a file renamed or copied to the wrong
+/// place is recognised as such instead of being misparsed.
+pub mod magic {
+    /// `journal.zst`
+    pub const JOURNAL: [u8; 4] = *b"LJNL";
+    /// `slices.dat`
+    pub const SLICES: [u8; 4] = *b"LSLC";
+    /// `columns.dat`
+    pub const COLUMNS: [u8; 4] = *b"LCOL";
+    /// `lexicon.fst`
+    pub const LEXICON: [u8; 4] = *b"LLEX";
+    /// `postings.dat`
+    pub const POSTINGS: [u8; 4] = *b"LPST";
+    /// `bloom.dat`
+    pub const BLOOM: [u8; 4] = *b"LBLM";
+    /// `meta.json`
+    pub const META: [u8; 4] = *b"LMET";
+    /// `wal.log` header (8 bytes: the WAL has no footer because it only grows).
+    pub const WAL: [u8; 8] = *b"LODEWAL\0";
+}
+
+/// Uncompressed size a journal slice is cut at, in bytes. 128 KiB as in Splunk: big enough for
+/// zstd to find repetition across events, small enough that reading one event decompresses little.
+pub const SLICE_TARGET_BYTES: usize = 128 * 1024;
+/// zstd level of journal slices: level 3 compresses logs ~8–12× at several hundred MB/s.
+pub const ZSTD_LEVEL: i32 = 3;
+/// Bloom filter bits per distinct term: 10 bits and 7 hashes give about 1 % false positives.
+pub const BLOOM_BITS_PER_TERM: u64 = 10;
+/// Number of bloom hash probes (optimal for 10 bits per term is ln 2 · 10 ≈ 7).
+pub const BLOOM_HASHES: u32 = 7;
+/// Largest WAL record payload accepted, in bytes. A length field beyond it can only be garbage
+/// (a torn or corrupt header), so the reader stops there instead of allocating it.
+pub const MAX_WAL_RECORD: usize = 256 * 1024 * 1024;
+/// Largest single file body a reader loads into memory at once (columns, lexicon), in bytes; a
+/// length beyond it in a footer is treated as corruption rather than attempted.
+pub const MAX_LOADED_FILE: u64 = 16 * 1024 * 1024 * 1024;

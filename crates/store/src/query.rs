@@ -1,0 +1,153 @@
+//! Term queries and their evaluation against a bucket's lexicon and postings.
+
+use roaring::RoaringBitmap;
+
+use crate::error::StoreError;
+
+/// Deepest query nesting evaluated; deeper queries are refused instead of recursing without bound.
+pub const MAX_QUERY_DEPTH: usize = 256;
+
+/// A boolean query over terms. Semantics: the set of events whose term set (see [`crate::terms`])
+/// contains the term. Term bytes are compared ASCII-lowercased, as the tokenizer produces them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TermQuery {
+    /// Every event of the bucket.
+    All,
+    /// Events having exactly this term.
+    Term(Vec<u8>),
+    /// Events having a term that starts with these bytes.
+    Prefix(Vec<u8>),
+    /// Events having a term matching this pattern, where `*` matches any run of bytes.
+    Glob(Vec<u8>),
+    /// Events matching every sub-query (`And(vec![])` is every event).
+    And(Vec<TermQuery>),
+    /// Events matching at least one sub-query (`Or(vec![])` is no event).
+    Or(Vec<TermQuery>),
+    /// Events not matching the sub-query.
+    Not(Box<TermQuery>),
+}
+
+/// Whether `text` matches `pat`, where `*` in `pat` matches any run of bytes (possibly empty).
+/// Iterative with single backtrack point: O(len(text) · len(pat)) worst case, no recursion.
+pub fn glob_match(pat: &[u8], text: &[u8]) -> bool {
+    let (mut p, mut t) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        if p < pat.len() && pat[p] == b'*' {
+            star = Some((p, t));
+            p += 1;
+        } else if p < pat.len() && pat[p] == text[t] {
+            p += 1;
+            t += 1;
+        } else if let Some((sp, st)) = star {
+            p = sp + 1;
+            t = st + 1;
+            star = Some((sp, st + 1));
+        } else {
+            return false;
+        }
+    }
+    pat[p..].iter().all(|&b| b == b'*')
+}
+
+/// What evaluation needs from a bucket's term index.
+pub(crate) trait TermSource {
+    /// Number of events (event numbers are `0..event_count`).
+    fn event_count(&self) -> u32;
+    /// Postings of `term` (empty when absent).
+    fn postings(&self, term: &[u8]) -> Result<RoaringBitmap, StoreError>;
+    /// Unions into `out` the postings of every term starting with `prefix` for which `accept`
+    /// returns true.
+    fn union_prefixed(
+        &self,
+        prefix: &[u8],
+        accept: &mut dyn FnMut(&[u8]) -> bool,
+        out: &mut RoaringBitmap,
+    ) -> Result<(), StoreError>;
+}
+
+/// Evaluates `q` against `src`.
+pub(crate) fn eval(src: &dyn TermSource, q: &TermQuery) -> Result<RoaringBitmap, StoreError> {
+    eval_depth(src, q, 0)
+}
+
+fn lower(b: &[u8]) -> Vec<u8> {
+    b.to_ascii_lowercase()
+}
+
+fn eval_depth(
+    src: &dyn TermSource,
+    q: &TermQuery,
+    depth: usize,
+) -> Result<RoaringBitmap, StoreError> {
+    if depth > MAX_QUERY_DEPTH {
+        return Err(StoreError::Limit(format!(
+            "term query nested deeper than {MAX_QUERY_DEPTH}"
+        )));
+    }
+    let all = || {
+        let mut b = RoaringBitmap::new();
+        b.insert_range(0..src.event_count());
+        b
+    };
+    Ok(match q {
+        TermQuery::All => all(),
+        TermQuery::Term(t) => src.postings(&lower(t))?,
+        TermQuery::Prefix(p) => {
+            let mut out = RoaringBitmap::new();
+            src.union_prefixed(&lower(p), &mut |_| true, &mut out)?;
+            out
+        }
+        TermQuery::Glob(g) => {
+            let g = lower(g);
+            let lit = g.iter().position(|&b| b == b'*').unwrap_or(g.len());
+            let mut out = RoaringBitmap::new();
+            if lit == g.len() {
+                out = src.postings(&g)?;
+            } else {
+                src.union_prefixed(&g[..lit], &mut |t| glob_match(&g, t), &mut out)?;
+            }
+            out
+        }
+        TermQuery::And(qs) => {
+            let mut acc: Option<RoaringBitmap> = None;
+            for sub in qs {
+                let b = eval_depth(src, sub, depth + 1)?;
+                let next = match acc {
+                    None => b,
+                    Some(a) => a & b,
+                };
+                if next.is_empty() {
+                    return Ok(next);
+                }
+                acc = Some(next);
+            }
+            acc.unwrap_or_else(all)
+        }
+        TermQuery::Or(qs) => {
+            let mut acc = RoaringBitmap::new();
+            for sub in qs {
+                acc |= eval_depth(src, sub, depth + 1)?;
+            }
+            acc
+        }
+        TermQuery::Not(sub) => all() - eval_depth(src, sub, depth + 1)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::glob_match;
+
+    #[test]
+    fn globs() {
+        assert!(glob_match(b"*", b""));
+        assert!(glob_match(b"a*c", b"abbc"));
+        assert!(glob_match(b"a*c", b"ac"));
+        assert!(!glob_match(b"a*c", b"acb"));
+        assert!(glob_match(b"*b*", b"abc"));
+        assert!(glob_match(b"a**", b"a"));
+        assert!(!glob_match(b"abc", b"ab"));
+        assert!(glob_match(b"*ab", b"aab"));
+    }
+}

@@ -1,0 +1,145 @@
+//! Recovery when the writer opens an index: see docs/DURABILITY.md, "Recovery".
+
+use std::path::{Path, PathBuf};
+
+use crate::consts::{QUARANTINE_DIR, WAL_FILE};
+use crate::error::{IoContext, StoreError};
+use crate::fsck::quarantine_bucket;
+use crate::layout::{fsync_dir, parse_name, parse_tmp, BucketKind};
+use crate::wal::{self, WalWriter, HEADER_LEN};
+use crate::writer::{roll_dir, Hot, Io};
+
+/// What recovery did when the writer opened the index.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecoveryReport {
+    /// Events found in hot WALs (and kept).
+    pub replayed_events: u64,
+    /// Bytes cut from WAL tails (torn or garbage records).
+    pub truncated_bytes: u64,
+    /// Rolls found complete (warm bucket present) whose hot directory was then deleted.
+    pub completed_rolls: u32,
+    /// Buckets moved to `quarantine/` because they could not be read.
+    pub quarantined: Vec<PathBuf>,
+}
+
+/// Recovers `dir` (whose writer lock is held) and returns the writer's I/O state.
+pub(crate) fn recover(dir: &Path) -> Result<(Io, RecoveryReport), StoreError> {
+    let mut report = RecoveryReport::default();
+    let mut hots: Vec<(u64, PathBuf)> = Vec::new();
+    let mut warm_ids = std::collections::HashSet::new();
+    let mut max_id: Option<u64> = None;
+    let mut note = |id: u64| max_id = Some(max_id.map_or(id, |m: u64| m.max(id)));
+    for entry in std::fs::read_dir(dir).at(dir)? {
+        let entry = entry.at(dir)?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if let Some(id) = parse_tmp(name) {
+            // An interrupted roll that never reached its rename: the hot WAL still has it all.
+            std::fs::remove_dir_all(entry.path()).at(&entry.path())?;
+            note(id);
+        } else if let Some((kind, id, _, _)) = parse_name(name) {
+            note(id);
+            match kind {
+                BucketKind::Hot => hots.push((id, entry.path())),
+                BucketKind::Warm => {
+                    warm_ids.insert(id);
+                }
+            }
+        }
+    }
+    // Ids of quarantined buckets are never reused either.
+    if let Ok(rd) = std::fs::read_dir(dir.join(QUARANTINE_DIR)) {
+        for entry in rd.flatten() {
+            if let Some((_, id, _, _)) = entry.file_name().to_str().and_then(parse_name) {
+                note(id);
+            }
+        }
+    }
+    hots.sort();
+    let mut live: Vec<Hot> = Vec::new();
+    for (id, path) in hots {
+        if warm_ids.contains(&id) {
+            // Crash between the rename and the hot-directory delete: the roll completed.
+            std::fs::remove_dir_all(&path).at(&path)?;
+            report.completed_rolls += 1;
+            continue;
+        }
+        match replay(&path, id, &mut report) {
+            Ok(hot) => live.push(hot),
+            Err(StoreError::Corrupt { .. }) => {
+                report.quarantined.push(quarantine_bucket(dir, &path)?);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    // Only the newest hot bucket stays open; older ones (left by an interrupted roll of an
+    // earlier version or a manual copy) are rolled now.
+    let current = live.pop();
+    for hot in live {
+        let hot_dir = hot
+            .wal
+            .path()
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        if !hot.wal.is_empty() {
+            roll_dir(dir, hot.id, &hot_dir)?;
+        }
+        drop(hot);
+        std::fs::remove_dir_all(&hot_dir).at(&hot_dir)?;
+    }
+    fsync_dir(dir)?;
+    let io = Io {
+        hot: current,
+        next_id: max_id.map_or(0, |m| m + 1),
+    };
+    Ok((io, report))
+}
+
+/// Scans the WAL of hot bucket `path`, cuts a torn tail and reopens it for appending.
+fn replay(path: &Path, id: u64, report: &mut RecoveryReport) -> Result<Hot, StoreError> {
+    let wal_path = path.join(WAL_FILE);
+    let len = std::fs::metadata(&wal_path).map(|m| m.len()).unwrap_or(0);
+    if len < HEADER_LEN as u64 {
+        // Crash while the WAL was being created: nothing was ever acknowledged in it.
+        if wal_path.exists() {
+            std::fs::remove_file(&wal_path).at(&wal_path)?;
+        }
+        report.truncated_bytes += len;
+        let wal = WalWriter::create(&wal_path)?;
+        fsync_dir(path)?;
+        return Ok(empty_hot(id, wal));
+    }
+    let (mut events, mut raw, mut min, mut max) = (0u64, 0u64, i64::MAX, i64::MIN);
+    let scan = wal::for_each_event(&wal_path, |e| {
+        events += 1;
+        raw += e.raw.len() as u64;
+        min = min.min(e.time);
+        max = max.max(e.time);
+        Ok(())
+    })?;
+    report.replayed_events += events;
+    report.truncated_bytes += scan.file_len - scan.valid_len;
+    let wal = WalWriter::open_truncated(&wal_path, scan.valid_len)?;
+    let mut hot = empty_hot(id, wal);
+    hot.events = events;
+    hot.raw_bytes = raw;
+    hot.min_time = min;
+    hot.max_time = max;
+    Ok(hot)
+}
+
+fn empty_hot(id: u64, wal: WalWriter) -> Hot {
+    Hot {
+        id,
+        wal,
+        events: 0,
+        raw_bytes: 0,
+        min_time: i64::MAX,
+        max_time: i64::MIN,
+        last_write_secs: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or(0),
+    }
+}

@@ -1,0 +1,153 @@
+//! Write events, roll, read every field back exactly; hot and warm readers agree.
+
+mod common;
+
+use common::{event, read_all};
+use lode_store::{
+    inspect, list_buckets, open_bucket, BucketKind, IndexConfig, IndexWriter, StoreError, TermQuery,
+};
+
+fn cfg() -> IndexConfig {
+    IndexConfig {
+        max_bucket_events: 2500,
+        ..IndexConfig::default()
+    }
+}
+
+#[test]
+fn round_trip_hot_and_warm() {
+    let dir = tempfile::tempdir().unwrap();
+    let events: Vec<_> = (0..6000).map(event).collect();
+    let (w, report) = IndexWriter::open(dir.path(), cfg()).unwrap();
+    assert_eq!(report.replayed_events, 0);
+    for chunk in events.chunks(97) {
+        w.append(chunk).unwrap();
+    }
+    drop(w);
+    let buckets = list_buckets(dir.path()).unwrap();
+    let kinds: Vec<_> = buckets.iter().map(|b| b.kind).collect();
+    // Rolls happen after the batch that reaches 2500 events.
+    assert_eq!(
+        kinds,
+        vec![BucketKind::Warm, BucketKind::Warm, BucketKind::Hot]
+    );
+    let mut got = Vec::new();
+    for info in &buckets {
+        let b = open_bucket(info).unwrap();
+        let evs = read_all(b.as_ref());
+        assert_eq!(b.times().len(), evs.len());
+        for (i, e) in evs.iter().enumerate() {
+            assert_eq!(b.times()[i], e.time);
+            assert_eq!(b.host_names()[b.host_ids()[i] as usize], e.host);
+            assert_eq!(b.source_names()[b.source_ids()[i] as usize], e.source);
+            assert_eq!(
+                b.sourcetype_names()[b.sourcetype_ids()[i] as usize],
+                e.sourcetype
+            );
+        }
+        if info.kind == BucketKind::Warm {
+            let m = b.meta();
+            assert!(info.min_time_secs * 1_000_000 <= m.min_time);
+            assert!(info.max_time_secs * 1_000_000 >= m.max_time);
+            assert_eq!(m.hosts.iter().map(|h| h.count).sum::<u64>(), m.event_count);
+        }
+        got.extend(evs);
+    }
+    assert_eq!(got, events);
+}
+
+#[test]
+fn warm_and_hot_answer_queries_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let events: Vec<_> = (0..700).map(event).collect();
+    let (w, _) = IndexWriter::open(dir.path(), IndexConfig::default()).unwrap();
+    w.append(&events).unwrap();
+    let hot = open_bucket(&list_buckets(dir.path()).unwrap()[0]).unwrap();
+    w.close().unwrap();
+    let infos = list_buckets(dir.path()).unwrap();
+    assert_eq!(infos.len(), 1);
+    assert_eq!(infos[0].kind, BucketKind::Warm);
+    let warm = open_bucket(&infos[0]).unwrap();
+    let queries = [
+        TermQuery::Term(b"error".to_vec()),
+        TermQuery::Term(b"ERROR".to_vec()),
+        TermQuery::Term(b"host::web-01".to_vec()),
+        TermQuery::Term(b"env::prod".to_vec()),
+        TermQuery::Prefix(b"seq=1".to_vec()),
+        TermQuery::Glob(b"/api/v*/items?id=*".to_vec()),
+        TermQuery::And(vec![
+            TermQuery::Term(b"error".to_vec()),
+            TermQuery::Not(Box::new(TermQuery::Term(b"u1".to_vec()))),
+        ]),
+        TermQuery::Or(vec![]),
+        TermQuery::All,
+    ];
+    for q in &queries {
+        assert_eq!(hot.eval(q).unwrap(), warm.eval(q).unwrap(), "{q:?}");
+    }
+    assert_eq!(warm.eval(&TermQuery::All).unwrap().len(), 700);
+    assert!(warm.may_contain(b"error"));
+    assert!(hot.may_contain(b"error"));
+    assert!(!hot.may_contain(b"nosuchterm"));
+    assert_eq!(read_all(warm.as_ref()), read_all(hot.as_ref()));
+    let summary = inspect(&infos[0].path).unwrap();
+    assert_eq!(summary.meta.event_count, 700);
+    assert!(summary.to_string().contains("web-0"));
+}
+
+#[test]
+fn read_events_stops_early_and_rejects_bad_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let (w, _) = IndexWriter::open(dir.path(), IndexConfig::default()).unwrap();
+    w.append(&(0..50).map(event).collect::<Vec<_>>()).unwrap();
+    w.close().unwrap();
+    let b = open_bucket(&list_buckets(dir.path()).unwrap()[0]).unwrap();
+    let mut seen = Vec::new();
+    b.read_events(&mut [3u32, 9, 20].into_iter(), &mut |v| {
+        seen.push(v.num);
+        v.num < 9
+    })
+    .unwrap();
+    assert_eq!(seen, vec![3, 9]);
+    let err = b.read_events(&mut [50u32].into_iter(), &mut |_| true);
+    assert!(matches!(err, Err(StoreError::Limit(_))));
+}
+
+#[test]
+fn second_writer_is_locked_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_w, _) = IndexWriter::open(dir.path(), IndexConfig::default()).unwrap();
+    assert!(matches!(
+        IndexWriter::open(dir.path(), IndexConfig::default()),
+        Err(StoreError::Locked { .. })
+    ));
+}
+
+#[test]
+fn concurrent_appends_are_all_durable() {
+    let dir = tempfile::tempdir().unwrap();
+    let (w, _) = IndexWriter::open(dir.path(), cfg()).unwrap();
+    std::thread::scope(|s| {
+        for t in 0..4u64 {
+            let w = &w;
+            s.spawn(move || {
+                for k in 0..50u64 {
+                    w.append(&[event(t * 1000 + k)]).unwrap();
+                }
+            });
+        }
+    });
+    w.close().unwrap();
+    let mut seqs = Vec::new();
+    for info in list_buckets(dir.path()).unwrap() {
+        for e in read_all(open_bucket(&info).unwrap().as_ref()) {
+            seqs.push(e.index_time - 1_700_000_100);
+        }
+    }
+    seqs.sort();
+    let mut want: Vec<i64> = (0..4)
+        .flat_map(|t| (0..50).map(move |k| t * 1000 + k))
+        .collect();
+    want.sort();
+    assert_eq!(seqs, want);
+}
