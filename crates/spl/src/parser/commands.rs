@@ -48,7 +48,15 @@ impl Parser<'_> {
             match t.kind {
                 Tok::Comma => self.pos = t.span.end,
                 Tok::Pipe | Tok::Eof => return Ok(Command::Eval(out)),
-                _ => return Err(self.unexpected(&t)),
+                _ => {
+                    return Err(ParseError::new(
+                        format!(
+                            "Unexpected '{}'; separate assignments with ','.",
+                            self.text(&t)
+                        ),
+                        t.span,
+                    ))
+                }
             }
         }
     }
@@ -223,13 +231,14 @@ impl Parser<'_> {
                 continue;
             }
             let t = self.peek(M)?;
-            if matches!(t.kind, Tok::Pipe | Tok::Eof) {
-                break;
+            match t.kind {
+                Tok::Pipe | Tok::Eof => break,
+                Tok::Comma if !fields.is_empty() => self.pos = t.span.end,
+                _ if self.is_word(&t, "sortby") => {
+                    return Err(ParseError::new("dedup sortby is not supported.", t.span));
+                }
+                _ => fields.push(self.name("a field name")?.0),
             }
-            if self.is_word(&t, "sortby") {
-                return Err(ParseError::new("dedup sortby is not supported.", t.span));
-            }
-            fields.extend(self.field_list(false)?);
         }
         if fields.is_empty() {
             return Err(ParseError::new(
@@ -297,5 +306,261 @@ impl Parser<'_> {
             pattern,
             max_match,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{err, last};
+    use crate::ast::{BinOp, CmpOp, Command, Expr, SortKey, SortMode};
+
+    fn key(field: &str, descending: bool, mode: SortMode) -> SortKey {
+        SortKey {
+            field: field.into(),
+            descending,
+            mode,
+        }
+    }
+
+    #[test]
+    fn eval_assignments() {
+        assert_eq!(
+            last(r#"x | eval a=1, "b c"=a . "s", d.e=if(a>1, 1, 0)"#),
+            Command::Eval(vec![
+                ("a".into(), Expr::Num(1.0)),
+                (
+                    "b c".into(),
+                    Expr::Binary(
+                        BinOp::Concat,
+                        Box::new(Expr::Field("a".into())),
+                        Box::new(Expr::Str("s".into()))
+                    )
+                ),
+                (
+                    "d.e".into(),
+                    Expr::Call(
+                        "if".into(),
+                        vec![
+                            Expr::Binary(
+                                BinOp::Cmp(CmpOp::Gt),
+                                Box::new(Expr::Field("a".into())),
+                                Box::new(Expr::Num(1.0))
+                            ),
+                            Expr::Num(1.0),
+                            Expr::Num(0.0)
+                        ]
+                    )
+                ),
+            ])
+        );
+        assert_eq!(
+            err("x | eval"),
+            ("'eval' needs an assignment such as x=1.".into(), "eval")
+        );
+        assert_eq!(err("x | eval a"), ("Expected '=' after 'a'.".into(), ""));
+        assert_eq!(
+            err("x | eval a="),
+            ("Missing an expression after 'a='.".into(), "a=")
+        );
+        assert_eq!(
+            err("x | eval a=1 b=2"),
+            ("Unexpected 'b'; separate assignments with ','.".into(), "b")
+        );
+    }
+
+    #[test]
+    fn where_rhs_word_is_a_field() {
+        assert_eq!(
+            last("x | where a=b"),
+            Command::Where(Expr::Binary(
+                BinOp::Cmp(CmpOp::Eq),
+                Box::new(Expr::Field("a".into())),
+                Box::new(Expr::Field("b".into()))
+            ))
+        );
+    }
+
+    #[test]
+    fn fields_table_rename() {
+        let f = |remove, list: &[&str]| Command::Fields {
+            remove,
+            fields: list.iter().map(|s| s.to_string()).collect(),
+        };
+        assert_eq!(last("x | fields a, b*"), f(false, &["a", "b*"]));
+        assert_eq!(last("x | fields + a b"), f(false, &["a", "b"]));
+        assert_eq!(last("x | fields - _raw"), f(true, &["_raw"]));
+        assert_eq!(
+            last("x | table a, \"b c\" d*"),
+            Command::Table(vec!["a".into(), "b c".into(), "d*".into()])
+        );
+        assert_eq!(
+            last("x | rename a AS b, \"x y\" as z c* As d*"),
+            Command::Rename(vec![
+                ("a".into(), "b".into()),
+                ("x y".into(), "z".into()),
+                ("c*".into(), "d*".into())
+            ])
+        );
+        assert_eq!(
+            err("x | fields -"),
+            ("'fields' needs at least one field name.".into(), "fields")
+        );
+        assert_eq!(
+            err("x | table"),
+            ("'table' needs at least one field name.".into(), "table")
+        );
+        assert_eq!(
+            err("x | table a,"),
+            ("Expected a field name after ','.".into(), "")
+        );
+        assert_eq!(
+            err("x | rename a b"),
+            ("Expected 'AS' after 'a' in rename.".into(), "b")
+        );
+        assert_eq!(
+            err("x | rename"),
+            ("'rename' needs 'old AS new'.".into(), "rename")
+        );
+    }
+
+    #[test]
+    fn sort_keys_limits_and_desc() {
+        let sort = |limit, keys| Command::Sort { limit, keys };
+        assert_eq!(
+            last("x | sort a"),
+            sort(None, vec![key("a", false, SortMode::Auto)])
+        );
+        assert_eq!(
+            last("x | sort 0 -a, + b - num(c) str(d) -auto(e)"),
+            sort(
+                Some(0),
+                vec![
+                    key("a", true, SortMode::Auto),
+                    key("b", false, SortMode::Auto),
+                    key("c", true, SortMode::Num),
+                    key("d", false, SortMode::Str),
+                    key("e", true, SortMode::Auto),
+                ]
+            )
+        );
+        assert_eq!(
+            last("x | sort 5 a -b desc"),
+            sort(
+                Some(5),
+                vec![
+                    key("a", true, SortMode::Auto),
+                    key("b", false, SortMode::Auto)
+                ]
+            )
+        );
+        // A lone `desc` is a field; a quoted one too.
+        assert_eq!(
+            last("x | sort desc"),
+            sort(None, vec![key("desc", false, SortMode::Auto)])
+        );
+        assert_eq!(
+            last("x | sort a \"desc\""),
+            sort(
+                None,
+                vec![
+                    key("a", false, SortMode::Auto),
+                    key("desc", false, SortMode::Auto)
+                ]
+            )
+        );
+        assert_eq!(
+            err("x | sort"),
+            ("'sort' needs at least one field.".into(), "sort")
+        );
+        assert_eq!(
+            err("x | sort 10"),
+            ("'sort' needs at least one field.".into(), "sort")
+        );
+        assert_eq!(err("x | sort ip(a)").1, "ip");
+        assert_eq!(
+            err("x | sort num(a"),
+            ("Unbalanced parentheses.".into(), "(")
+        );
+    }
+
+    #[test]
+    fn head_and_tail() {
+        assert_eq!(last("x | head"), Command::Head(10));
+        assert_eq!(last("x | head 3"), Command::Head(3));
+        assert_eq!(last("x | head limit=7"), Command::Head(7));
+        assert_eq!(last("x | tail"), Command::Tail(10));
+        assert_eq!(last("x | tail 0"), Command::Tail(0));
+        assert_eq!(err("x | head -1").1, "-1");
+        assert_eq!(
+            err("x | head 99999999999999999999999").1,
+            "99999999999999999999999"
+        );
+        assert_eq!(
+            err("x | tail count=3"),
+            ("Unknown option 'count' for 'tail'.".into(), "count")
+        );
+    }
+
+    #[test]
+    fn dedup_options() {
+        assert_eq!(
+            last("x | dedup a"),
+            Command::Dedup {
+                count: 1,
+                fields: vec!["a".into()],
+                keepempty: false,
+                consecutive: false
+            }
+        );
+        assert_eq!(
+            last("x | dedup 3 a, b keepempty=t consecutive=true"),
+            Command::Dedup {
+                count: 3,
+                fields: vec!["a".into(), "b".into()],
+                keepempty: true,
+                consecutive: true
+            }
+        );
+        assert_eq!(err("x | dedup 0 a").1, "0");
+        assert_eq!(
+            err("x | dedup keepempty=t"),
+            ("'dedup' needs at least one field name.".into(), "dedup")
+        );
+        assert_eq!(err("x | dedup a sortby -b").1, "sortby");
+        assert_eq!(err("x | dedup a keepempty=yes").1, "yes");
+    }
+
+    #[test]
+    fn rex_options() {
+        assert_eq!(
+            last(r#"x | rex "(?<user>\w+)@(?<host>[^ ]+)""#),
+            Command::Rex {
+                field: "_raw".into(),
+                pattern: r"(?<user>\w+)@(?<host>[^ ]+)".into(),
+                max_match: 1
+            }
+        );
+        assert_eq!(
+            last(r#"x | rex field=msg max_match=0 "a|b""#),
+            Command::Rex {
+                field: "msg".into(),
+                pattern: "a|b".into(),
+                max_match: 0
+            }
+        );
+        assert_eq!(
+            err("x | rex"),
+            (
+                "rex needs a regular expression in double quotes.".into(),
+                "rex"
+            )
+        );
+        assert_eq!(
+            err("x | rex \"\""),
+            ("The regular expression is empty.".into(), "\"\"")
+        );
+        assert_eq!(err("x | rex abc").1, "abc");
+        assert_eq!(err("x | rex \"a\" \"b\"").1, "\"b\"");
+        assert_eq!(err("x | rex mode=sed \"s/a/b/\"").1, "sed");
     }
 }

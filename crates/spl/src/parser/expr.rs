@@ -27,15 +27,20 @@ impl Parser<'_> {
         t.kind == Tok::Word && self.text(t) == kw
     }
 
-    /// Joins `l op r`, refusing trees taller than [`MAX_DEPTH`].
-    fn join(&self, op: BinOp, l: Node, r: Node, at: Span) -> Result<Node> {
-        let height = 1 + l.1.max(r.1);
-        if height > MAX_DEPTH {
+    /// The height of a node over children of height `h`, refused beyond [`MAX_DEPTH`].
+    fn grow(&self, h: u32, at: Span) -> Result<u32> {
+        if h >= MAX_DEPTH {
             return Err(ParseError::new(
                 format!("The expression is nested too deeply (more than {MAX_DEPTH} levels)."),
                 at,
             ));
         }
+        Ok(h + 1)
+    }
+
+    /// Joins `l op r`.
+    fn join(&self, op: BinOp, l: Node, r: Node, at: Span) -> Result<Node> {
+        let height = self.grow(l.1.max(r.1), at)?;
         Ok((Expr::Binary(op, Box::new(l.0), Box::new(r.0)), height))
     }
 
@@ -99,7 +104,10 @@ impl Parser<'_> {
         self.enter(t.span)?;
         let (inner, h) = self.expr_not()?;
         self.leave();
-        Ok((Expr::Unary(UnaryOp::Not, Box::new(inner)), h + 1))
+        Ok((
+            Expr::Unary(UnaryOp::Not, Box::new(inner)),
+            self.grow(h, t.span)?,
+        ))
     }
 
     fn expr_cmp(&mut self) -> Result<Node> {
@@ -148,7 +156,10 @@ impl Parser<'_> {
         self.enter(t.span)?;
         let (inner, h) = self.expr_unary()?;
         self.leave();
-        Ok((Expr::Unary(UnaryOp::Neg, Box::new(inner)), h + 1))
+        Ok((
+            Expr::Unary(UnaryOp::Neg, Box::new(inner)),
+            self.grow(h, t.span)?,
+        ))
     }
 
     fn expr_primary(&mut self) -> Result<Node> {
@@ -233,6 +244,175 @@ impl Parser<'_> {
         if name == "null" && args.is_empty() {
             return Ok((Expr::Null, 1));
         }
-        Ok((Expr::Call(name, args), height + 1))
+        Ok((Expr::Call(name, args), self.grow(height, t.span)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::err;
+    use crate::ast::{BinOp, CmpOp, Expr, UnaryOp};
+    use crate::{parse_expr, print_expr};
+
+    /// Parses `s`, checking it prints and parses back unchanged.
+    fn ex(s: &str) -> Expr {
+        let e = parse_expr(s).unwrap_or_else(|e| panic!("{s:?}: {}", e.render(s)));
+        let printed = print_expr(&e);
+        assert_eq!(
+            parse_expr(&printed),
+            Ok(e.clone()),
+            "reprinted as {printed:?}"
+        );
+        e
+    }
+
+    fn f(n: &str) -> Expr {
+        Expr::Field(n.into())
+    }
+
+    fn bin(op: BinOp, l: Expr, r: Expr) -> Expr {
+        Expr::Binary(op, Box::new(l), Box::new(r))
+    }
+
+    #[test]
+    fn precedence_from_or_to_multiplication() {
+        assert_eq!(
+            ex("a OR b XOR c AND d"),
+            bin(
+                BinOp::Or,
+                f("a"),
+                bin(BinOp::Xor, f("b"), bin(BinOp::And, f("c"), f("d")))
+            )
+        );
+        assert_eq!(
+            ex("NOT a = b AND c"),
+            bin(
+                BinOp::And,
+                Expr::Unary(
+                    UnaryOp::Not,
+                    Box::new(bin(BinOp::Cmp(CmpOp::Eq), f("a"), f("b")))
+                ),
+                f("c")
+            )
+        );
+        assert_eq!(
+            ex("a + b * c > d . e"),
+            bin(
+                BinOp::Cmp(CmpOp::Gt),
+                bin(BinOp::Add, f("a"), bin(BinOp::Mul, f("b"), f("c"))),
+                bin(BinOp::Concat, f("d"), f("e"))
+            )
+        );
+        assert_eq!(
+            ex("a - b - c"),
+            bin(BinOp::Sub, bin(BinOp::Sub, f("a"), f("b")), f("c"))
+        );
+        assert_eq!(
+            ex("a - (b - c)"),
+            bin(BinOp::Sub, f("a"), bin(BinOp::Sub, f("b"), f("c")))
+        );
+        assert_eq!(ex("(a % 2)"), bin(BinOp::Mod, f("a"), Expr::Num(2.0)));
+        assert_eq!(ex("!x"), ex("NOT x"));
+        assert_eq!(ex("a == b"), ex("a=b"));
+    }
+
+    #[test]
+    fn literals_and_fields() {
+        assert_eq!(ex("1e3"), Expr::Num(1000.0));
+        assert_eq!(ex("-1.5"), Expr::Num(-1.5));
+        assert_eq!(ex("2.5E-1"), Expr::Num(0.25));
+        assert_eq!(ex(r#""a \"b\"""#), Expr::Str("a \"b\"".into()));
+        assert_eq!(ex("'x y'"), f("x y"));
+        assert_eq!(ex("'AND'"), f("AND"));
+        assert_eq!(ex("and"), f("and"));
+        assert_eq!(ex("null()"), Expr::Null);
+        assert_eq!(ex("true()"), Expr::Call("true".into(), vec![]));
+        assert_eq!(ex("-x"), Expr::Unary(UnaryOp::Neg, Box::new(f("x"))));
+        assert_eq!(
+            ex("-(2)"),
+            Expr::Unary(UnaryOp::Neg, Box::new(Expr::Num(2.0)))
+        );
+        assert_eq!(
+            ex("1e300 * 1e-300 + 12345678901234567890"),
+            ex("1e300*1e-300+12345678901234567890")
+        );
+    }
+
+    #[test]
+    fn calls_lowercase_their_name() {
+        assert_eq!(
+            ex(r#"IF(x>1, "a", Coalesce(y, z))"#),
+            Expr::Call(
+                "if".into(),
+                vec![
+                    bin(BinOp::Cmp(CmpOp::Gt), f("x"), Expr::Num(1.0)),
+                    Expr::Str("a".into()),
+                    Expr::Call("coalesce".into(), vec![f("y"), f("z")]),
+                ]
+            )
+        );
+        assert_eq!(
+            ex("anything_at_all ( )"),
+            Expr::Call("anything_at_all".into(), vec![])
+        );
+    }
+
+    #[test]
+    fn expression_errors() {
+        let e = |s: &str| {
+            let q = format!("x | where {s}");
+            let (m, at) = err(&q);
+            (m, at.to_string())
+        };
+        assert_eq!(
+            e("a +"),
+            ("Expected an expression after '+'.".into(), "+".into())
+        );
+        assert_eq!(
+            e("a AND"),
+            ("Expected an expression after 'AND'.".into(), "AND".into())
+        );
+        assert_eq!(e("(a"), ("Unbalanced parentheses.".into(), "(".into()));
+        assert_eq!(e("a)"), ("Unbalanced parentheses.".into(), ")".into()));
+        assert_eq!(e("f(a"), ("Unbalanced parentheses.".into(), "(".into()));
+        assert_eq!(
+            e("f(a,)"),
+            (
+                "Expected an argument after ',' in 'f()'.".into(),
+                ",".into()
+            )
+        );
+        assert_eq!(e("f(a b)").1, "b");
+        assert_eq!(
+            e("OR a"),
+            ("Expected an expression before 'OR'.".into(), "OR".into())
+        );
+        assert_eq!(e("a # b").1, "#");
+        assert_eq!(e("'a"), ("Unbalanced quotes.".into(), "'a".into()));
+        assert_eq!(e("3x"), ("Invalid number '3x'.".into(), "3x".into()));
+        assert_eq!(e("()"), ("Empty parentheses.".into(), "(".into()));
+        assert_eq!(
+            err("x | where"),
+            ("'where' needs an expression.".into(), "where")
+        );
+    }
+
+    #[test]
+    fn long_chains_and_deep_nesting_are_refused() {
+        let chain = vec!["a"; 50_000].join(" + ");
+        assert!(parse_expr(&chain)
+            .unwrap_err()
+            .message
+            .contains("nested too deeply"));
+        let parens = format!("{}a{}", "(".repeat(50_000), ")".repeat(50_000));
+        assert!(parse_expr(&parens)
+            .unwrap_err()
+            .message
+            .contains("nested too deeply"));
+        let calls = format!("{}a{}", "f(".repeat(50_000), ")".repeat(50_000));
+        assert!(parse_expr(&calls).is_err());
+        let negs = "-".repeat(50_000) + "a";
+        assert!(parse_expr(&negs).is_err());
+        assert!(parse_expr(&vec!["a"; 90].join(" + ")).is_ok());
     }
 }

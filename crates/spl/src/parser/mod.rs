@@ -311,3 +311,97 @@ fn unknown_option(o: &Opt, cmd: &str) -> ParseError {
         o.key_span,
     )
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use crate::ast::{Command, SearchExpr, Term};
+    use crate::{parse, print};
+
+    /// The commands of `q`, checking that they print and parse back unchanged.
+    pub(crate) fn cmds(q: &str) -> Vec<Command> {
+        let p = parse(q).unwrap_or_else(|e| panic!("{q:?}: {}", e.render(q)));
+        let printed = print(&p);
+        assert_eq!(parse(&printed).as_ref(), Ok(&p), "reprinted as {printed:?}");
+        p.commands
+    }
+
+    /// The last command of `q`.
+    pub(crate) fn last(q: &str) -> Command {
+        cmds(q).pop().expect("at least one command")
+    }
+
+    /// The message of the error `q` gives and the text its span covers.
+    pub(crate) fn err(q: &str) -> (String, &str) {
+        match parse(q) {
+            Ok(p) => panic!("{q:?} parsed as {p:?}"),
+            Err(e) => (e.message, &q[e.span.start..e.span.end]),
+        }
+    }
+
+    pub(crate) fn term(t: &str) -> SearchExpr {
+        SearchExpr::Term(Term {
+            text: t.into(),
+            quoted: false,
+            whole: false,
+        })
+    }
+
+    #[test]
+    fn implicit_and_explicit_search_keyword() {
+        assert_eq!(cmds("error"), cmds("search error"));
+        assert_eq!(
+            cmds("SEARCH error"),
+            vec![Command::Search(Some(term("error")))]
+        );
+        assert_eq!(cmds(""), vec![Command::Search(None)]);
+        assert_eq!(cmds("  *  "), vec![Command::Search(None)]);
+        assert_eq!(cmds("search"), vec![Command::Search(None)]);
+        // `search=x` is a comparison, not the keyword.
+        assert!(matches!(
+            &cmds("search=x")[0],
+            Command::Search(Some(SearchExpr::Compare { .. }))
+        ));
+    }
+
+    #[test]
+    fn leading_pipe_starts_with_a_command() {
+        let c = cmds("| stats count");
+        assert!(matches!(c.as_slice(), [Command::Stats(_)]));
+        assert_eq!(print(&parse("| stats count").unwrap()), "| stats count");
+    }
+
+    #[test]
+    fn command_names_are_case_insensitive() {
+        assert_eq!(
+            cmds("x | HEAD 3 | Where a=1"),
+            cmds("x | head 3 | where a=1")
+        );
+    }
+
+    #[test]
+    fn pipeline_errors() {
+        assert_eq!(
+            err("a | foo x"),
+            ("Unknown search command 'foo'.".into(), "foo")
+        );
+        assert_eq!(err("a | | b"), ("Missing a command after '|'.".into(), "|"));
+        assert_eq!(err("a |"), ("Missing a command after '|'.".into(), "|"));
+        assert_eq!(err("|"), ("Missing a command after '|'.".into(), "|"));
+        assert_eq!(
+            err("a | \"x\""),
+            ("Expected a command name after '|'.".into(), "\"x\"")
+        );
+        assert_eq!(err("a | head 5 6"), ("Unexpected '6'.".into(), "6"));
+        assert_eq!(err("a | head x").1, "x");
+    }
+
+    #[test]
+    fn render_points_at_the_unknown_command() {
+        let q = "error | foo x";
+        let e = parse(q).unwrap_err();
+        assert_eq!(
+            e.render(q),
+            "Unknown search command 'foo'.\nerror | foo x\n        ^^^"
+        );
+    }
+}

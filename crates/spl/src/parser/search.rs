@@ -15,7 +15,7 @@
 use super::{Parser, Result};
 use crate::ast::{CmpOp, SearchExpr, Span, Term, TimeBound};
 use crate::error::{span, ParseError};
-use crate::lexer::{Mode, Op, Tok, Token};
+use crate::lexer::{is_word, Mode, Op, Tok, Token};
 
 const M: Mode = Mode::Search;
 
@@ -173,6 +173,13 @@ impl Parser<'_> {
             self.pos = next.span.end;
             return self.comparison(t, op, next.span);
         }
+        if self.is_kw(&next, "IN") {
+            let (_, open) = self.peek2(M)?;
+            if open.kind == Tok::LParen {
+                self.pos = open.span.end;
+                return self.in_list(t, open.span);
+            }
+        }
         Ok(SearchExpr::Term(Term {
             text: text.to_string(),
             quoted: false,
@@ -256,9 +263,256 @@ impl Parser<'_> {
     }
 }
 
+impl Parser<'_> {
+    /// `field IN (v1, v2, …)` after the `(` at `open`: the same as `(field=v1 OR field=v2 …)`.
+    fn in_list(&mut self, field: Token, open: Span) -> Result<SearchExpr> {
+        let name = self.text(&field);
+        if !is_field_name(name) || name == "earliest" || name == "latest" {
+            return Err(ParseError::new(
+                format!("Invalid field name '{name}' before IN."),
+                field.span,
+            ));
+        }
+        let mut items = Vec::new();
+        loop {
+            // Values are cut like command arguments so that commas separate them.
+            let t = self.bump(Mode::Args)?;
+            let (value, quoted) = match t.kind {
+                Tok::RParen if !items.is_empty() => break,
+                Tok::Comma if !items.is_empty() => continue,
+                Tok::Str(s) => (s, true),
+                Tok::Word if is_word(self.text(&t), M) => (self.text(&t).to_string(), false),
+                Tok::Word => {
+                    return Err(ParseError::new("Put this value in double quotes.", t.span))
+                }
+                Tok::Eof | Tok::Pipe => {
+                    return Err(ParseError::new("Unbalanced parentheses.", open))
+                }
+                _ => return Err(ParseError::new("Expected a value in the IN list.", t.span)),
+            };
+            items.push(SearchExpr::Compare {
+                field: name.to_string(),
+                op: CmpOp::Eq,
+                value,
+                quoted,
+            });
+        }
+        Ok(if items.len() == 1 {
+            items.pop().unwrap_or(SearchExpr::Or(Vec::new()))
+        } else {
+            SearchExpr::Or(items)
+        })
+    }
+}
+
 /// Whether `s` may name a field in a search clause: letters, digits, `_ . - : { } @`.
 pub(crate) fn is_field_name(s: &str) -> bool {
     !s.is_empty()
         && s.chars()
             .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | ':' | '{' | '}' | '@'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{cmds, err, term};
+    use crate::ast::{CmpOp, Command, SearchExpr as S, Term, TimeBound};
+
+    fn clause(q: &str) -> S {
+        match cmds(q).remove(0) {
+            Command::Search(Some(e)) => e,
+            other => panic!("{q:?} gave {other:?}"),
+        }
+    }
+
+    fn cmp(field: &str, op: CmpOp, value: &str, quoted: bool) -> S {
+        S::Compare {
+            field: field.into(),
+            op,
+            value: value.into(),
+            quoted,
+        }
+    }
+
+    #[test]
+    fn or_binds_tighter_than_and() {
+        assert_eq!(
+            clause("a b OR c"),
+            S::And(vec![term("a"), S::Or(vec![term("b"), term("c")])])
+        );
+        assert_eq!(clause("a AND b OR c"), clause("a b OR c"));
+        assert_eq!(
+            clause("a OR b c"),
+            S::And(vec![S::Or(vec![term("a"), term("b")]), term("c")])
+        );
+        assert_eq!(
+            clause("(a b) OR c"),
+            S::Or(vec![S::And(vec![term("a"), term("b")]), term("c")])
+        );
+    }
+
+    #[test]
+    fn not_binds_tightest() {
+        assert_eq!(
+            clause("NOT a OR b"),
+            S::Or(vec![S::Not(Box::new(term("a"))), term("b")])
+        );
+        assert_eq!(
+            clause("NOT (a OR b)"),
+            S::Not(Box::new(S::Or(vec![term("a"), term("b")])))
+        );
+    }
+
+    #[test]
+    fn lowercase_keywords_are_terms() {
+        assert_eq!(
+            clause("a and b or not"),
+            S::And(["a", "and", "b", "or", "not"].map(term).to_vec())
+        );
+    }
+
+    #[test]
+    fn words_phrases_and_wildcards() {
+        assert_eq!(
+            clause(r#"10.0.0.1 /var/log user@host fail* "disk \"full\"""#),
+            S::And(vec![
+                term("10.0.0.1"),
+                term("/var/log"),
+                term("user@host"),
+                term("fail*"),
+                S::Term(Term {
+                    text: "disk \"full\"".into(),
+                    quoted: true,
+                    whole: false
+                }),
+            ])
+        );
+        assert_eq!(
+            clause("TERM(10.0.0.1)"),
+            S::Term(Term {
+                text: "10.0.0.1".into(),
+                quoted: false,
+                whole: true
+            })
+        );
+        // Not adjacent: an ordinary term followed by a group.
+        assert_eq!(clause("TERM (x)"), S::And(vec![term("TERM"), term("x")]));
+    }
+
+    #[test]
+    fn comparisons() {
+        assert_eq!(
+            clause(r#"index=main host!=web* status>=500 a<1 b<=2 c>3 d = "x y""#),
+            S::And(vec![
+                cmp("index", CmpOp::Eq, "main", false),
+                cmp("host", CmpOp::Ne, "web*", false),
+                cmp("status", CmpOp::Ge, "500", false),
+                cmp("a", CmpOp::Lt, "1", false),
+                cmp("b", CmpOp::Le, "2", false),
+                cmp("c", CmpOp::Gt, "3", false),
+                cmp("d", CmpOp::Eq, "x y", true),
+            ])
+        );
+        assert_eq!(
+            clause("json.a{}.b-c:d@e=1"),
+            cmp("json.a{}.b-c:d@e", CmpOp::Eq, "1", false)
+        );
+        assert_eq!(clause("f=\"\""), cmp("f", CmpOp::Eq, "", true));
+    }
+
+    #[test]
+    fn time_bounds_keep_their_text() {
+        let tb = |bound, v: &str| S::TimeBound {
+            bound,
+            value: v.into(),
+        };
+        assert_eq!(
+            clause(r#"earliest=-24h@h latest=now earliest=@d latest="10/01/2024:00:00:00""#),
+            S::And(vec![
+                tb(TimeBound::Earliest, "-24h@h"),
+                tb(TimeBound::Latest, "now"),
+                tb(TimeBound::Earliest, "@d"),
+                tb(TimeBound::Latest, "10/01/2024:00:00:00"),
+            ])
+        );
+    }
+
+    #[test]
+    fn in_list_is_an_or_of_equalities() {
+        assert_eq!(
+            clause(r#"status IN (500, 503,"x y")"#),
+            S::Or(vec![
+                cmp("status", CmpOp::Eq, "500", false),
+                cmp("status", CmpOp::Eq, "503", false),
+                cmp("status", CmpOp::Eq, "x y", true),
+            ])
+        );
+        assert_eq!(clause("a IN (b)"), cmp("a", CmpOp::Eq, "b", false));
+    }
+
+    #[test]
+    fn later_search_filters() {
+        let c = cmds("x | search y=1 | search");
+        assert_eq!(c[1], Command::Search(Some(cmp("y", CmpOp::Eq, "1", false))));
+        assert_eq!(c[2], Command::Search(None));
+    }
+
+    #[test]
+    fn errors_name_the_problem() {
+        let e = |q| err(q);
+        assert_eq!(
+            e("a OR"),
+            ("Expected a search term after 'OR'.".into(), "OR")
+        );
+        assert_eq!(
+            e("a AND | head"),
+            ("Expected a search term after 'AND'.".into(), "|")
+        );
+        assert_eq!(
+            e("NOT"),
+            ("Expected a search term after 'NOT'.".into(), "NOT")
+        );
+        assert_eq!(
+            e("OR a"),
+            ("'OR' needs a search term before it.".into(), "OR")
+        );
+        assert_eq!(
+            e("AND a"),
+            ("'AND' needs a search term before it.".into(), "AND")
+        );
+        assert_eq!(e("(a b"), ("Unbalanced parentheses.".into(), "("));
+        assert_eq!(e("a b)"), ("Unbalanced parentheses.".into(), ")"));
+        assert_eq!(e("a ()"), ("Empty parentheses.".into(), "("));
+        assert_eq!(e("a \"b c"), ("Unbalanced quotes.".into(), "\"b c"));
+        assert_eq!(e("x= | head").0, "Missing a value after 'x='.".to_string());
+        assert_eq!(
+            e("host="),
+            ("Missing a value after 'host='.".into(), "host=")
+        );
+        assert_eq!(e("=x").1, "=");
+        assert_eq!(e("a/b=c"), ("Invalid field name 'a/b'.".into(), "a/b"));
+        assert_eq!(e("earliest>1").1, ">");
+        assert_eq!(e("TERM(a"), ("Unbalanced parentheses.".into(), "("));
+        assert_eq!(e("a [search b]").1, "[");
+        assert_eq!(e("x IN (a"), ("Unbalanced parentheses.".into(), "("));
+    }
+
+    #[test]
+    fn error_renders_with_caret() {
+        let q = "status=500 OR";
+        let e = crate::parse(q).unwrap_err();
+        assert_eq!(
+            e.render(q),
+            "Expected a search term after 'OR'.\nstatus=500 OR\n           ^^"
+        );
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_overflowed() {
+        let deep = format!("{}a{}", "(".repeat(100_000), ")".repeat(100_000));
+        assert!(err(&deep).0.contains("nested too deeply"));
+        let nots = "NOT ".repeat(100_000) + "a";
+        assert!(err(&nots).0.contains("nested too deeply"));
+        let ok = format!("{}a{}", "(".repeat(50), ")".repeat(50));
+        assert_eq!(clause(&ok), term("a"));
+    }
 }

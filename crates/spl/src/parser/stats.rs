@@ -35,6 +35,7 @@ impl Parser<'_> {
                 Tok::Pipe | Tok::Eof => break,
                 Tok::Comma if !aggs.is_empty() => self.pos = t.span.end,
                 Tok::Word if self.is_word(&t, "by") => {
+                    need_aggs(&aggs, t.span, "stats")?;
                     self.pos = t.span.end;
                     by = self.by_fields(t.span)?;
                     self.expect_end(M)?;
@@ -242,4 +243,192 @@ pub(crate) fn parse_span(value: &str, at: Span) -> Result<TimeSpan> {
         _ => return Err(bad()),
     };
     Ok(TimeSpan { count, unit })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{err, last};
+    use crate::ast::{Agg, Command, Stats, TimeSpan, TimeUnit, Timechart, Top};
+
+    fn agg(func: &str, field: Option<&str>, alias: Option<&str>) -> Agg {
+        Agg {
+            func: func.into(),
+            field: field.map(Into::into),
+            alias: alias.map(Into::into),
+        }
+    }
+
+    #[test]
+    fn stats_aggregations_aliases_and_by() {
+        assert_eq!(
+            last("x | stats count, c, count(a) AS n dc(b) distinct_count(b) mean(d) AVG(d) as \"m m\" by host, source"),
+            Command::Stats(Stats {
+                aggs: vec![
+                    agg("count", None, None),
+                    agg("count", None, None),
+                    agg("count", Some("a"), Some("n")),
+                    agg("dc", Some("b"), None),
+                    agg("dc", Some("b"), None),
+                    agg("avg", Some("d"), None),
+                    agg("avg", Some("d"), Some("m m")),
+                ],
+                by: vec!["host".into(), "source".into()],
+            })
+        );
+        assert_eq!(
+            last("x | stats sum(a) min(a) max(a) values(a) earliest(a) latest(a) by h s"),
+            Command::Stats(Stats {
+                aggs: ["sum", "min", "max", "values", "earliest", "latest"]
+                    .map(|f| agg(f, Some("a"), None))
+                    .to_vec(),
+                by: vec!["h".into(), "s".into()],
+            })
+        );
+    }
+
+    #[test]
+    fn stats_errors() {
+        assert_eq!(
+            err("x | stats median(x)"),
+            ("Unknown aggregation function 'median'.".into(), "median")
+        );
+        assert_eq!(
+            err("x | stats avg"),
+            ("'avg' needs a field, as in avg(field).".into(), "avg")
+        );
+        assert_eq!(err("x | stats by a").1, "by");
+        assert_eq!(
+            err("x | stats count by"),
+            ("Expected field names after 'by'.".into(), "by")
+        );
+        assert_eq!(
+            err("x | stats count(a"),
+            ("Expected ')' after the field of 'count'.".into(), "")
+        );
+        assert_eq!(
+            err("x | stats"),
+            (
+                "'stats' needs at least one aggregation, such as count.".into(),
+                "stats"
+            )
+        );
+    }
+
+    #[test]
+    fn timechart_defaults_and_options_on_either_side() {
+        let base = Timechart {
+            span: None,
+            bins: 100,
+            aggs: vec![agg("count", None, None)],
+            by: None,
+            limit: 10,
+            useother: true,
+            usenull: true,
+        };
+        assert_eq!(
+            last("x | timechart count"),
+            Command::Timechart(base.clone())
+        );
+        let want = Timechart {
+            span: Some(TimeSpan {
+                count: 5,
+                unit: TimeUnit::Minute,
+            }),
+            bins: 50,
+            by: Some("host".into()),
+            limit: 3,
+            useother: false,
+            usenull: false,
+            ..base
+        };
+        assert_eq!(
+            last("x | timechart span=5m bins=50 count by host limit=3 useother=f usenull=false"),
+            Command::Timechart(want.clone())
+        );
+        assert_eq!(
+            last("x | timechart limit=3 useother=F usenull=0 bins=50 span=5min count by host"),
+            Command::Timechart(want)
+        );
+    }
+
+    #[test]
+    fn span_units() {
+        let cases = [
+            ("30s", 30, TimeUnit::Second),
+            ("1sec", 1, TimeUnit::Second),
+            ("2min", 2, TimeUnit::Minute),
+            ("1h", 1, TimeUnit::Hour),
+            ("3hr", 3, TimeUnit::Hour),
+            ("1d", 1, TimeUnit::Day),
+            ("1day", 1, TimeUnit::Day),
+            ("2w", 2, TimeUnit::Week),
+            ("1week", 1, TimeUnit::Week),
+            ("1mon", 1, TimeUnit::Month),
+            ("6month", 6, TimeUnit::Month),
+            ("1y", 1, TimeUnit::Year),
+            ("1year", 1, TimeUnit::Year),
+        ];
+        for (text, count, unit) in cases {
+            let Command::Timechart(t) = last(&format!("x | timechart span={text} count")) else {
+                panic!("not a timechart");
+            };
+            assert_eq!(t.span, Some(TimeSpan { count, unit }), "{text}");
+        }
+        for bad in ["5", "m", "0m", "5q", "-5m"] {
+            let q = format!("x | timechart span={bad} count");
+            assert_eq!(err(&q).1, bad, "{bad}");
+        }
+    }
+
+    #[test]
+    fn timechart_errors() {
+        assert_eq!(
+            err("x | timechart foo=1 count"),
+            ("Unknown option 'foo' for 'timechart'.".into(), "foo")
+        );
+        assert_eq!(err("x | timechart count by a b").1, "b");
+        assert_eq!(err("x | timechart count avg(x) by a").1, "timechart");
+        assert_eq!(err("x | timechart useother=maybe count").1, "maybe");
+        assert_eq!(err("x | timechart bins=99999999999 count").1, "99999999999");
+    }
+
+    #[test]
+    fn top_and_rare() {
+        let base = Top {
+            rare: false,
+            fields: vec!["a".into()],
+            by: vec![],
+            limit: 10,
+            countfield: "count".into(),
+            percentfield: "percent".into(),
+            showcount: true,
+            showperc: true,
+        };
+        assert_eq!(last("x | top a"), Command::Top(base.clone()));
+        assert_eq!(
+            last("x | rare limit=0 countfield=n percentfield=\"p c\" showcount=f showperc=false a, b by c d"),
+            Command::Top(Top {
+                rare: true,
+                fields: vec!["a".into(), "b".into()],
+                by: vec!["c".into(), "d".into()],
+                limit: 0,
+                countfield: "n".into(),
+                percentfield: "p c".into(),
+                showcount: false,
+                showperc: false,
+            })
+        );
+        assert_eq!(
+            err("x | top"),
+            ("'top' needs at least one field name.".into(), "top")
+        );
+        assert_eq!(
+            err("x | top useother=t a"),
+            ("Unknown option 'useother' for 'top'.".into(), "useother")
+        );
+        assert_eq!(
+            err("x | top a by b c ("),
+            ("Expected a field name.".into(), "(")
+        );
+    }
 }
