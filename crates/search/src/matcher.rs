@@ -1,1 +1,344 @@
-//! (being written)
+//! The semantic check of a search clause on one row (SPLUNK.md §3.1).
+//!
+//! * A bare term `T` matches iff `lowercase(T)` is one of the tokens of `_raw`
+//!   ([`lode_event::token::Tokenizer`]); `*` in `T` is a wildcard over a token.
+//! * A quoted phrase, or a bare term containing major breakers, matches as a case-insensitive
+//!   substring of `_raw` (with `*` wildcards for unquoted terms).
+//! * `TERM(x)` matches iff `x` is exactly one token.
+//! * `field=v`/`field!=v` compare case-insensitively with `*` wildcards (`field=*` = exists);
+//!   `< <= > >=` compare numerically when both sides are numbers, else as strings. Every
+//!   comparison needs the field, so `NOT f=x` holds for rows lacking `f` and `f!=x` does not.
+//!   A multivalue field matches when one of its values does (`!=`: when none equals).
+//! * Time bounds are true here: the planner applies them to the time range.
+
+use crate::row::Row;
+use crate::value::{parse_num, Value};
+use lode_event::token::{is_major, Tokenizer};
+use lode_spl::ast::{CmpOp, SearchExpr, Term};
+use std::cell::RefCell;
+
+/// The tokens of one `_raw`, built on the first term of a [`matches`] call (buffers reused across
+/// calls on the same thread).
+#[derive(Default)]
+struct Tokens {
+    /// Whether `spans` describe the current row.
+    built: bool,
+    tokenizer: Tokenizer,
+    /// All tokens, concatenated.
+    buf: Vec<u8>,
+    /// Byte ranges of each token in `buf`.
+    spans: Vec<(usize, usize)>,
+}
+
+impl Tokens {
+    fn build(&mut self, raw: &str) {
+        self.buf.clear();
+        self.spans.clear();
+        let (buf, spans) = (&mut self.buf, &mut self.spans);
+        self.tokenizer.for_each(raw.as_bytes(), |t| {
+            let start = buf.len();
+            buf.extend_from_slice(t);
+            spans.push((start, buf.len()));
+        });
+        self.built = true;
+    }
+
+    fn any(&self, mut f: impl FnMut(&[u8]) -> bool) -> bool {
+        self.spans.iter().any(|&(s, e)| f(&self.buf[s..e]))
+    }
+}
+
+thread_local! {
+    static TOKENS: RefCell<Tokens> = RefCell::new(Tokens::default());
+}
+
+/// Whether `row` satisfies the search clause `expr`.
+pub fn matches(expr: &SearchExpr, row: &mut Row) -> bool {
+    TOKENS.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut toks) => {
+            toks.built = false;
+            check(expr, row, &mut toks)
+        }
+        Err(_) => check(expr, row, &mut Tokens::default()),
+    })
+}
+
+fn check(expr: &SearchExpr, row: &mut Row, toks: &mut Tokens) -> bool {
+    match expr {
+        SearchExpr::And(v) => v.iter().all(|e| check(e, row, toks)),
+        SearchExpr::Or(v) => v.iter().any(|e| check(e, row, toks)),
+        SearchExpr::Not(e) => !check(e, row, toks),
+        SearchExpr::TimeBound { .. } => true,
+        SearchExpr::Term(t) => term(t, row, toks),
+        SearchExpr::Compare {
+            field, op, value, ..
+        } => compare(row, field, *op, value),
+    }
+}
+
+fn term(t: &Term, row: &mut Row, toks: &mut Tokens) -> bool {
+    let raw = match row.peek("_raw") {
+        Some(Value::Str(s)) => s.as_str(),
+        _ => "",
+    };
+    let text = t.text.as_bytes();
+    if t.quoted {
+        return contains_ci(raw.as_bytes(), text);
+    }
+    let has_major = text.iter().any(|&b| b != b'*' && is_major(b));
+    if has_major && !t.whole {
+        let mut pat = Vec::with_capacity(text.len() + 2);
+        pat.push(b'*');
+        pat.extend_from_slice(text);
+        pat.push(b'*');
+        return wildcard_match(&pat, raw.as_bytes(), true);
+    }
+    if !text.is_empty() && text.iter().all(|&b| b == b'*') {
+        return true;
+    }
+    if !toks.built {
+        toks.build(raw);
+    }
+    let wild = text.contains(&b'*');
+    toks.any(|tok| {
+        if wild {
+            wildcard_match(text, tok, true)
+        } else {
+            tok.eq_ignore_ascii_case(text)
+        }
+    })
+}
+
+fn compare(row: &mut Row, field: &str, op: CmpOp, pattern: &str) -> bool {
+    let Some(v) = row.get(field) else {
+        return false;
+    };
+    if v.is_null() {
+        return false;
+    }
+    match op {
+        CmpOp::Eq => pattern == "*" || v.iter_values().any(|x| eq_match(&x.as_str(), pattern)),
+        CmpOp::Ne => !v.iter_values().any(|x| eq_match(&x.as_str(), pattern)),
+        _ => v.iter_values().any(|x| {
+            let ord = match (x.to_num(), parse_num(pattern)) {
+                (Some(a), Some(b)) => a.partial_cmp(&b),
+                _ => Some(x.as_str().as_ref().cmp(pattern)),
+            };
+            let Some(ord) = ord else { return false };
+            match op {
+                CmpOp::Lt => ord.is_lt(),
+                CmpOp::Le => ord.is_le(),
+                CmpOp::Gt => ord.is_gt(),
+                _ => ord.is_ge(),
+            }
+        }),
+    }
+}
+
+/// `=` semantics: case-insensitive, `*` wildcards, and numbers equal by value (`1.0` = `1`).
+fn eq_match(value: &str, pattern: &str) -> bool {
+    if pattern.contains('*') {
+        return wildcard_match(pattern.as_bytes(), value.as_bytes(), true);
+    }
+    if value.eq_ignore_ascii_case(pattern) {
+        return true;
+    }
+    matches!((parse_num(value), parse_num(pattern)), (Some(a), Some(b)) if a == b)
+}
+
+/// Whether `hay` contains `needle`, ASCII case-insensitively (empty needle: true).
+pub fn contains_ci(hay: &[u8], needle: &[u8]) -> bool {
+    if needle.is_empty() {
+        return true;
+    }
+    hay.windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle))
+}
+
+/// Whether `text` matches `pat`, where `*` in `pat` matches any run of bytes (linear-time
+/// greedy algorithm with one backtrack point). `ci`: ASCII case-insensitive.
+pub fn wildcard_match(pat: &[u8], text: &[u8], ci: bool) -> bool {
+    let eq = |a: u8, b: u8| {
+        if ci {
+            a.eq_ignore_ascii_case(&b)
+        } else {
+            a == b
+        }
+    };
+    let (mut p, mut t) = (0, 0);
+    let mut star: Option<usize> = None;
+    let mut mark = 0;
+    while t < text.len() {
+        if p < pat.len() && pat[p] != b'*' && eq(pat[p], text[t]) {
+            p += 1;
+            t += 1;
+        } else if p < pat.len() && pat[p] == b'*' {
+            star = Some(p);
+            p += 1;
+            mark = t;
+        } else if let Some(s) = star {
+            p = s + 1;
+            mark += 1;
+            t = mark;
+        } else {
+            return false;
+        }
+    }
+    while p < pat.len() && pat[p] == b'*' {
+        p += 1;
+    }
+    p == pat.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(raw: &str, extra: &[(&str, &str)]) -> Row {
+        let mut fields = vec![("_raw".to_string(), Value::Str(raw.to_string()))];
+        for (k, v) in extra {
+            fields.push((k.to_string(), Value::Str(v.to_string())));
+        }
+        Row::from_fields(fields)
+    }
+
+    fn term(text: &str) -> SearchExpr {
+        SearchExpr::Term(Term {
+            text: text.into(),
+            quoted: false,
+            whole: false,
+        })
+    }
+
+    fn phrase(text: &str) -> SearchExpr {
+        SearchExpr::Term(Term {
+            text: text.into(),
+            quoted: true,
+            whole: false,
+        })
+    }
+
+    fn tterm(text: &str) -> SearchExpr {
+        SearchExpr::Term(Term {
+            text: text.into(),
+            quoted: false,
+            whole: true,
+        })
+    }
+
+    fn cmp(field: &str, op: CmpOp, value: &str) -> SearchExpr {
+        SearchExpr::Compare {
+            field: field.into(),
+            op,
+            value: value.into(),
+            quoted: false,
+        }
+    }
+
+    fn not(e: SearchExpr) -> SearchExpr {
+        SearchExpr::Not(Box::new(e))
+    }
+
+    const RAW: &str = "Dec 10 sshd[24200]: Failed password for root from 10.0.0.1 port 22";
+
+    #[test]
+    fn terms_are_tokens_case_insensitive() {
+        let mut r = row(RAW, &[]);
+        assert!(matches(&term("failed"), &mut r));
+        assert!(matches(&term("FAILED"), &mut r));
+        assert!(matches(&term("10.0.0.1"), &mut r));
+        assert!(matches(&term("24200"), &mut r));
+        assert!(!matches(&term("fail"), &mut r));
+        assert!(!matches(&term("0.0.1"), &mut r));
+    }
+
+    #[test]
+    fn wildcards() {
+        let mut r = row(RAW, &[]);
+        assert!(matches(&term("fail*"), &mut r));
+        assert!(matches(&term("*word"), &mut r));
+        assert!(matches(&term("10.0.*"), &mut r));
+        assert!(!matches(&term("xyz*"), &mut r));
+        assert!(matches(&term("*"), &mut r));
+        assert!(wildcard_match(b"a*b*c", b"axxbyyc", false));
+        assert!(!wildcard_match(b"a*b*c", b"axxbyy", false));
+        assert!(wildcard_match(b"**", b"", false));
+    }
+
+    #[test]
+    fn phrases_and_major_breakers() {
+        let mut r = row(RAW, &[]);
+        assert!(matches(&phrase("failed PASSWORD for"), &mut r));
+        assert!(!matches(&phrase("password failed"), &mut r));
+        assert!(matches(&term("sshd[24200]:"), &mut r));
+        assert!(matches(&term("root from*port"), &mut r));
+    }
+
+    #[test]
+    fn term_directive() {
+        let mut r = row(RAW, &[]);
+        assert!(matches(&tterm("10.0.0.1"), &mut r));
+        assert!(!matches(&tterm("10.0.0"), &mut r));
+    }
+
+    #[test]
+    fn not_versus_not_equal() {
+        let mut r = row("x", &[("status", "200")]);
+        let mut missing = row("x", &[]);
+        assert!(matches(&cmp("status", CmpOp::Ne, "404"), &mut r));
+        assert!(!matches(&cmp("status", CmpOp::Ne, "404"), &mut missing));
+        assert!(matches(&not(cmp("status", CmpOp::Eq, "404")), &mut missing));
+        assert!(!matches(&not(cmp("status", CmpOp::Eq, "200")), &mut r));
+    }
+
+    #[test]
+    fn field_values_case_insensitive_with_wildcards() {
+        let mut r = row("x", &[("host", "Web-01"), ("n", "1.0")]);
+        assert!(matches(&cmp("host", CmpOp::Eq, "web-01"), &mut r));
+        assert!(matches(&cmp("host", CmpOp::Eq, "WEB*"), &mut r));
+        assert!(matches(&cmp("host", CmpOp::Eq, "*"), &mut r));
+        assert!(!matches(&cmp("Host", CmpOp::Eq, "*"), &mut r));
+        assert!(matches(&cmp("n", CmpOp::Eq, "1"), &mut r));
+    }
+
+    #[test]
+    fn numeric_and_string_ordering() {
+        let mut r = row("x", &[("bytes", "900"), ("name", "bob")]);
+        assert!(!matches(&cmp("bytes", CmpOp::Gt, "1000"), &mut r));
+        assert!(matches(&cmp("bytes", CmpOp::Lt, "1000"), &mut r));
+        assert!(matches(&cmp("bytes", CmpOp::Ge, "900"), &mut r));
+        assert!(matches(&cmp("name", CmpOp::Gt, "alice"), &mut r));
+        assert!(!matches(&cmp("name", CmpOp::Le, "alice"), &mut r));
+    }
+
+    #[test]
+    fn extracted_fields_and_booleans() {
+        let mut r = Row::from_event(
+            lode_event::Event {
+                raw: "user=alice action=login".into(),
+                ..Default::default()
+            },
+            "0:0".into(),
+        );
+        let e = SearchExpr::And(vec![
+            cmp("user", CmpOp::Eq, "ALICE"),
+            SearchExpr::Or(vec![term("logout"), term("login")]),
+            SearchExpr::TimeBound {
+                bound: lode_spl::ast::TimeBound::Earliest,
+                value: "-1h".into(),
+            },
+        ]);
+        assert!(matches(&e, &mut r));
+    }
+
+    #[test]
+    fn multivalue_fields() {
+        let mut r = Row::from_fields([(
+            "tag".to_string(),
+            Value::Multi(vec![Value::Str("a".into()), Value::Str("b".into())]),
+        )]);
+        assert!(matches(&cmp("tag", CmpOp::Eq, "B"), &mut r));
+        assert!(!matches(&cmp("tag", CmpOp::Ne, "b"), &mut r));
+        assert!(matches(&cmp("tag", CmpOp::Ne, "c"), &mut r));
+    }
+}

@@ -1,1 +1,239 @@
-//! (being written)
+//! Aggregations of `stats`, `timechart` and `top`: one file per family, each a partial state with
+//! `update`, `merge` (so partial results of several workers or time buckets combine) and a result.
+//! [`AggState`] dispatches over them for one [`lode_spl::ast::Agg`].
+
+pub mod count;
+pub mod distinct;
+pub mod extreme;
+pub mod sum;
+pub mod time;
+
+use crate::error::SearchError;
+use crate::row::Row;
+use crate::value::Value;
+use lode_spl::ast::Agg;
+
+/// Which aggregation a state computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `count` (rows).
+    CountRows,
+    /// `count(f)`.
+    Count,
+    /// `dc(f)`.
+    Dc,
+    /// `values(f)`.
+    Values,
+    /// `sum(f)`.
+    Sum,
+    /// `avg(f)`.
+    Avg,
+    /// `min(f)`.
+    Min,
+    /// `max(f)`.
+    Max,
+    /// `earliest(f)`.
+    Earliest,
+    /// `latest(f)`.
+    Latest,
+}
+
+impl Kind {
+    /// The kind for an aggregation as parsed, or a user error naming an unsupported function or
+    /// a missing field argument.
+    pub fn of(agg: &Agg) -> Result<Kind, SearchError> {
+        let k = match (agg.func.as_str(), agg.field.is_some()) {
+            ("count", false) => Kind::CountRows,
+            ("count", true) => Kind::Count,
+            ("dc" | "distinct_count", true) => Kind::Dc,
+            ("values", true) => Kind::Values,
+            ("sum", true) => Kind::Sum,
+            ("avg" | "mean", true) => Kind::Avg,
+            ("min", true) => Kind::Min,
+            ("max", true) => Kind::Max,
+            ("earliest", true) => Kind::Earliest,
+            ("latest", true) => Kind::Latest,
+            (f, false) => {
+                return Err(SearchError::User(format!(
+                    "the aggregation '{f}' needs a field argument"
+                )))
+            }
+            (f, true) => {
+                return Err(SearchError::User(format!(
+                    "unsupported aggregation function '{f}'"
+                )))
+            }
+        };
+        Ok(k)
+    }
+
+    /// Whether an empty bucket shows 0 (timechart fill) rather than null.
+    pub fn zero_when_empty(self) -> bool {
+        matches!(self, Kind::CountRows | Kind::Count | Kind::Dc | Kind::Sum)
+    }
+}
+
+/// The partial state of one aggregation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AggState {
+    /// `count`, `count(f)`.
+    Count(count::Count),
+    /// `dc`, `values`.
+    Distinct(distinct::Distinct),
+    /// `sum`, `avg`.
+    Sum(sum::Sum),
+    /// `min`, `max`.
+    Extreme(extreme::Extreme),
+    /// `earliest`, `latest`.
+    Time(time::TimeSel),
+}
+
+impl AggState {
+    /// An empty state for `kind`.
+    pub fn new(kind: Kind) -> AggState {
+        match kind {
+            Kind::CountRows | Kind::Count => AggState::Count(count::Count::default()),
+            Kind::Dc | Kind::Values => AggState::Distinct(distinct::Distinct::default()),
+            Kind::Sum | Kind::Avg => AggState::Sum(sum::Sum::default()),
+            Kind::Min => AggState::Extreme(extreme::Extreme::new(false)),
+            Kind::Max => AggState::Extreme(extreme::Extreme::new(true)),
+            Kind::Earliest => AggState::Time(time::TimeSel::new(false)),
+            Kind::Latest => AggState::Time(time::TimeSel::new(true)),
+        }
+    }
+
+    /// Feeds the value `v` of the aggregated field (`None` for `count` of rows) from a row at
+    /// time `t` (microseconds; used by earliest/latest).
+    pub fn update(&mut self, v: Option<&Value>, t: Option<lode_event::Micros>) {
+        match (self, v) {
+            (AggState::Count(c), None) => c.update_row(),
+            (AggState::Count(c), Some(v)) => c.update(v),
+            (AggState::Distinct(d), Some(v)) => d.update(v),
+            (AggState::Sum(s), Some(v)) => s.update(v),
+            (AggState::Extreme(e), Some(v)) => e.update(v),
+            (AggState::Time(s), Some(v)) => {
+                if let Some(t) = t {
+                    s.update(t, v)
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Merges another partial state of the same aggregation (states of different kinds are
+    /// left unchanged).
+    pub fn merge(&mut self, other: AggState) {
+        match (self, other) {
+            (AggState::Count(a), AggState::Count(b)) => a.merge(b),
+            (AggState::Distinct(a), AggState::Distinct(b)) => a.merge(b),
+            (AggState::Sum(a), AggState::Sum(b)) => a.merge(b),
+            (AggState::Extreme(a), AggState::Extreme(b)) => a.merge(b),
+            (AggState::Time(a), AggState::Time(b)) => a.merge(b),
+            _ => {}
+        }
+    }
+
+    /// The final value for `kind`.
+    pub fn result(&self, kind: Kind) -> Value {
+        match (self, kind) {
+            (AggState::Count(c), _) => c.result(),
+            (AggState::Distinct(d), Kind::Dc) => d.count(),
+            (AggState::Distinct(d), _) => d.values(),
+            (AggState::Sum(s), Kind::Avg) => s.avg(),
+            (AggState::Sum(s), _) => s.sum(),
+            (AggState::Extreme(e), _) => e.result(),
+            (AggState::Time(s), _) => s.result(),
+        }
+    }
+}
+
+/// One aggregation of a command: its kind, field and output column.
+#[derive(Debug, Clone)]
+pub struct AggSpec {
+    /// What it computes.
+    pub kind: Kind,
+    /// The aggregated field (`None` for `count`).
+    pub field: Option<String>,
+    /// Output column name.
+    pub column: String,
+}
+
+impl AggSpec {
+    /// Checks and compiles a parsed aggregation.
+    pub fn new(agg: &Agg) -> Result<AggSpec, SearchError> {
+        Ok(AggSpec {
+            kind: Kind::of(agg)?,
+            field: agg.field.clone(),
+            column: agg.column(),
+        })
+    }
+
+    /// Feeds `row` into `state`.
+    pub fn update(&self, state: &mut AggState, row: &mut Row) {
+        let t = row.time();
+        match &self.field {
+            None => state.update(None, t),
+            Some(f) => {
+                if let Some(v) = row.get(f) {
+                    state.update(Some(v), t);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_and_errors() {
+        let a = |f: &str, field: Option<&str>| Agg {
+            func: f.into(),
+            field: field.map(str::to_string),
+            alias: None,
+        };
+        assert_eq!(Kind::of(&a("count", None)).unwrap(), Kind::CountRows);
+        assert_eq!(Kind::of(&a("mean", Some("x"))).unwrap(), Kind::Avg);
+        assert!(Kind::of(&a("sum", None))
+            .unwrap_err()
+            .to_string()
+            .contains("sum"));
+        assert!(Kind::of(&a("median", Some("x")))
+            .unwrap_err()
+            .to_string()
+            .contains("median"));
+    }
+
+    #[test]
+    fn states_merge_like_one_pass() {
+        let vals: Vec<Value> = ["3", "x", "10", "3"]
+            .iter()
+            .map(|s| Value::Str(s.to_string()))
+            .collect();
+        for kind in [
+            Kind::Count,
+            Kind::Dc,
+            Kind::Values,
+            Kind::Sum,
+            Kind::Avg,
+            Kind::Min,
+            Kind::Max,
+            Kind::Latest,
+        ] {
+            let mut whole = AggState::new(kind);
+            let mut left = AggState::new(kind);
+            let mut right = AggState::new(kind);
+            for (i, v) in vals.iter().enumerate() {
+                whole.update(Some(v), Some(i as i64));
+                if i < 2 {
+                    left.update(Some(v), Some(i as i64))
+                } else {
+                    right.update(Some(v), Some(i as i64))
+                }
+            }
+            left.merge(right);
+            assert_eq!(left.result(kind), whole.result(kind), "{kind:?}");
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! Which fields a pipeline can read: lets the scan skip extraction. The answer is `None` (all)
+//! unless some command limits the output to named fields (`stats`, `timechart`, `top`/`rare`,
+//! `table`, `fields` without wildcards).
+
+use crate::eval::fields_of;
+use lode_spl::ast::{Command, SearchExpr};
+
+fn search_fields(e: &SearchExpr, out: &mut Vec<String>) {
+    match e {
+        SearchExpr::And(v) | SearchExpr::Or(v) => v.iter().for_each(|x| search_fields(x, out)),
+        SearchExpr::Not(x) => search_fields(x, out),
+        SearchExpr::Compare { field, .. } => out.push(field.clone()),
+        SearchExpr::Term(_) | SearchExpr::TimeBound { .. } => out.push("_raw".into()),
+    }
+}
+
+/// The fields `commands` may read, `None` = all. Lists include `_time` and `_raw`.
+pub fn required_fields(commands: &[Command]) -> Option<Vec<String>> {
+    let mut out: Vec<String> = vec!["_time".into(), "_raw".into()];
+    let mut closed = false;
+    for c in commands {
+        let names: Vec<String> = match c {
+            Command::Search(e) => {
+                let mut v = Vec::new();
+                if let Some(e) = e {
+                    search_fields(e, &mut v);
+                }
+                v
+            }
+            Command::Where(e) => {
+                let mut v = Vec::new();
+                fields_of(e, &mut v);
+                v
+            }
+            Command::Eval(a) => {
+                let mut v = Vec::new();
+                a.iter().for_each(|(_, e)| fields_of(e, &mut v));
+                v
+            }
+            Command::Fields { remove: true, .. } | Command::Head(_) | Command::Tail(_) => {
+                Vec::new()
+            }
+            Command::Fields {
+                remove: false,
+                fields,
+            }
+            | Command::Table(fields) => {
+                if fields.iter().any(|f| f.contains('*')) {
+                    return None;
+                }
+                closed = true;
+                fields.clone()
+            }
+            Command::Rename(p) => {
+                if p.iter().any(|(a, _)| a.contains('*')) {
+                    return None;
+                }
+                p.iter().map(|(a, _)| a.clone()).collect()
+            }
+            Command::Sort { keys, .. } => keys.iter().map(|k| k.field.clone()).collect(),
+            Command::Dedup { fields, .. } => fields.clone(),
+            Command::Rex { field, .. } => vec![field.clone()],
+            Command::Stats(s) => {
+                closed = true;
+                s.aggs
+                    .iter()
+                    .filter_map(|a| a.field.clone())
+                    .chain(s.by.iter().cloned())
+                    .collect()
+            }
+            Command::Timechart(t) => {
+                closed = true;
+                t.aggs
+                    .iter()
+                    .filter_map(|a| a.field.clone())
+                    .chain(t.by.iter().cloned())
+                    .collect()
+            }
+            Command::Top(t) => {
+                closed = true;
+                t.fields.iter().chain(t.by.iter()).cloned().collect()
+            }
+        };
+        for n in names {
+            if !out.contains(&n) {
+                out.push(n);
+            }
+        }
+        if closed {
+            return Some(out);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lode_spl::ast::{Agg, Stats};
+
+    #[test]
+    fn stats_closes_the_list() {
+        let cmds = vec![
+            Command::Rex {
+                field: "msg".into(),
+                pattern: "(?<a>x)".into(),
+                max_match: 1,
+            },
+            Command::Stats(Stats {
+                aggs: vec![Agg {
+                    func: "avg".into(),
+                    field: Some("bytes".into()),
+                    alias: None,
+                }],
+                by: vec!["host".into()],
+            }),
+            Command::Table(vec!["other".into()]),
+        ];
+        assert_eq!(
+            required_fields(&cmds),
+            Some(vec![
+                "_time".into(),
+                "_raw".into(),
+                "msg".into(),
+                "bytes".into(),
+                "host".into()
+            ])
+        );
+        assert_eq!(required_fields(&[Command::Head(3)]), None);
+        assert_eq!(required_fields(&[Command::Table(vec!["a*".into()])]), None);
+    }
+}

@@ -1,0 +1,252 @@
+//! `stats <agg>… [by f…]`: one row per group (sorted by the group values, numbers before
+//! strings), by-fields first, then the aggregations; no `_raw`. Rows with a null by-field are
+//! dropped; a multivalue by-field counts the row in each of its values' groups. Without `by`
+//! there is always exactly one row.
+
+use super::limits::{exceeded, Limits};
+use super::{Flow, Op};
+use crate::agg::{AggSpec, AggState};
+use crate::error::SearchError;
+use crate::row::Row;
+use crate::value::{cmp_auto_str, Value};
+use lode_spl::ast::Stats;
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+/// Groups rows and aggregates them.
+pub struct StatsOp {
+    aggs: Vec<AggSpec>,
+    by: Vec<String>,
+    limits: Limits,
+    /// Group key → index into `groups`.
+    index: HashMap<Vec<String>, usize>,
+    /// Each group's key and aggregation states.
+    groups: Vec<(Vec<String>, Vec<AggState>)>,
+    /// Group keys of the current row (reused).
+    keys: Vec<Vec<String>>,
+}
+
+impl StatsOp {
+    /// Compiles the aggregations.
+    pub fn new(s: Stats, limits: Limits) -> Result<StatsOp, SearchError> {
+        if s.aggs.is_empty() {
+            return Err(SearchError::User(
+                "stats needs at least one aggregation".into(),
+            ));
+        }
+        let aggs = s
+            .aggs
+            .iter()
+            .map(AggSpec::new)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(StatsOp {
+            aggs,
+            by: s.by,
+            limits,
+            index: HashMap::new(),
+            groups: Vec::new(),
+            keys: Vec::new(),
+        })
+    }
+}
+
+/// The group keys of `row` for the `by` fields: the cartesian product of their values; empty
+/// when a field is missing or null.
+pub(super) fn group_keys(row: &mut Row, by: &[String], out: &mut Vec<Vec<String>>) {
+    out.clear();
+    out.push(Vec::with_capacity(by.len()));
+    for f in by {
+        let vals: Vec<String> = match row.get(f) {
+            Some(v) => v.iter_values().map(|x| x.as_str().into_owned()).collect(),
+            None => Vec::new(),
+        };
+        if vals.is_empty() {
+            out.clear();
+            return;
+        }
+        if vals.len() == 1 {
+            out.iter_mut().for_each(|k| k.push(vals[0].clone()));
+            continue;
+        }
+        let prev = std::mem::take(out);
+        for k in prev {
+            for v in &vals {
+                let mut k2 = k.clone();
+                k2.push(v.clone());
+                out.push(k2);
+            }
+        }
+    }
+}
+
+/// Compares group keys element by element in automatic order.
+pub(super) fn cmp_keys(a: &[String], b: &[String]) -> Ordering {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| cmp_auto_str(x, y))
+        .find(|o| o.is_ne())
+        .unwrap_or(Ordering::Equal)
+}
+
+impl Op for StatsOp {
+    fn push(&mut self, rows: Vec<Row>, _out: &mut Vec<Row>) -> Result<Flow, SearchError> {
+        let mut keys = std::mem::take(&mut self.keys);
+        for mut r in rows {
+            group_keys(&mut r, &self.by, &mut keys);
+            for k in keys.drain(..) {
+                let gi = match self.index.get(&k) {
+                    Some(&i) => i,
+                    None => {
+                        if self.groups.len() >= self.limits.max_groups {
+                            return Err(exceeded("stats", "max_groups", self.limits.max_groups));
+                        }
+                        let states = self.aggs.iter().map(|a| AggState::new(a.kind)).collect();
+                        self.groups.push((k.clone(), states));
+                        self.index.insert(k, self.groups.len() - 1);
+                        self.groups.len() - 1
+                    }
+                };
+                let states = &mut self.groups[gi].1;
+                for (a, s) in self.aggs.iter().zip(states.iter_mut()) {
+                    a.update(s, &mut r);
+                }
+            }
+        }
+        self.keys = keys;
+        Ok(Flow::Continue)
+    }
+
+    fn finish(&mut self, out: &mut Vec<Row>) -> Result<(), SearchError> {
+        if self.by.is_empty() && self.groups.is_empty() {
+            let states = self.aggs.iter().map(|a| AggState::new(a.kind)).collect();
+            self.groups.push((Vec::new(), states));
+        }
+        let mut groups = std::mem::take(&mut self.groups);
+        groups.sort_by(|a, b| cmp_keys(&a.0, &b.0));
+        for (key, states) in groups {
+            // Null results stay as columns so every row lists the columns in the same order.
+            let by = self
+                .by
+                .iter()
+                .zip(key)
+                .map(|(f, v)| (f.clone(), Value::Str(v)));
+            let aggs = self
+                .aggs
+                .iter()
+                .zip(&states)
+                .map(|(a, s)| (a.column.clone(), s.result(a.kind)));
+            out.push(Row::from_fields(by.chain(aggs)));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::tests::{names, rows_of, strs};
+    use lode_spl::ast::Agg;
+
+    fn agg(func: &str, field: Option<&str>, alias: Option<&str>) -> Agg {
+        Agg {
+            func: func.into(),
+            field: field.map(str::to_string),
+            alias: alias.map(str::to_string),
+        }
+    }
+
+    fn run(aggs: Vec<Agg>, by: &[&str], rows: Vec<Row>) -> Vec<Row> {
+        let mut op = StatsOp::new(
+            Stats {
+                aggs,
+                by: by.iter().map(|s| s.to_string()).collect(),
+            },
+            Limits::default(),
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        op.push(rows, &mut out).unwrap();
+        op.finish(&mut out).unwrap();
+        out
+    }
+
+    fn sample() -> Vec<Row> {
+        rows_of(
+            &["host", "status", "bytes"],
+            &[
+                &["b", "200", "10"],
+                &["a", "404", "5"],
+                &["b", "200", "7"],
+                &["a", "200", "x"],
+                &["", "500", "1"],
+            ],
+        )
+    }
+
+    #[test]
+    fn count_without_by_and_on_empty_input() {
+        let out = run(vec![agg("count", None, None)], &[], sample());
+        assert_eq!(strs(&out, "count"), vec!["5"]);
+        let out = run(
+            vec![agg("count", None, None), agg("avg", Some("bytes"), None)],
+            &[],
+            vec![],
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(strs(&out, "count"), vec!["0"]);
+        assert!(out[0].peek("avg(bytes)").is_some_and(Value::is_null));
+    }
+
+    #[test]
+    fn by_one_field_sorted_nulls_dropped() {
+        let out = run(
+            vec![
+                agg("count", None, None),
+                agg("sum", Some("bytes"), Some("total")),
+                agg("max", Some("bytes"), None),
+            ],
+            &["host"],
+            sample(),
+        );
+        assert_eq!(names(&out[0]), vec!["host", "count", "total", "max(bytes)"]);
+        assert_eq!(strs(&out, "host"), vec!["a", "b"]);
+        assert_eq!(strs(&out, "count"), vec!["2", "2"]);
+        assert_eq!(strs(&out, "total"), vec!["5", "17"]);
+        assert_eq!(strs(&out, "max(bytes)"), vec!["x", "10"]);
+    }
+
+    #[test]
+    fn by_multiple_fields_numeric_order() {
+        let mut rows = sample();
+        rows.extend(rows_of(&["host", "status"], &[&["a", "1000"]]));
+        let out = run(
+            vec![
+                agg("dc", Some("bytes"), None),
+                agg("values", Some("bytes"), None),
+            ],
+            &["host", "status"],
+            rows,
+        );
+        assert_eq!(strs(&out, "host"), vec!["a", "a", "a", "b"]);
+        assert_eq!(strs(&out, "status"), vec!["200", "404", "1000", "200"]);
+        assert_eq!(strs(&out, "dc(bytes)"), vec!["1", "1", "0", "2"]);
+        assert_eq!(strs(&out, "values(bytes)"), vec!["x", "5", "", "10\n7"]);
+    }
+
+    #[test]
+    fn group_limit() {
+        let mut op = StatsOp::new(
+            Stats {
+                aggs: vec![agg("count", None, None)],
+                by: vec!["host".into()],
+            },
+            Limits {
+                max_groups: 1,
+                ..Limits::default()
+            },
+        )
+        .unwrap();
+        let err = op.push(sample(), &mut Vec::new()).unwrap_err();
+        assert!(err.to_string().contains("max_groups"));
+    }
+}

@@ -1,0 +1,257 @@
+//! `timechart [span=…] <agg>… [by f]`: aggregates per time bucket (and series), one output row
+//! per bucket from the start of the searched range to its end (empty buckets show 0 for
+//! count/dc/sum, null otherwise), `_time` = bucket start in epoch seconds.
+//!
+//! Without `span=`, rows are aggregated at a fine granularity that coarsens whenever too many
+//! cells are held (states merge exactly, see [`span::AUTO`]); at the end the span is chosen from
+//! the time range and `bins`. With `by`, the `limit` series with the largest totals are kept
+//! (columns in lexicographic order, then `NULL`, then `OTHER`); the rest are merged into `OTHER`
+//! when `useother`, and rows with a null split field form `NULL` when `usenull`.
+
+use super::limits::{exceeded, Limits};
+use super::span::{self, Span};
+use super::stats::group_keys;
+use super::{ExecContext, Flow, Op};
+use crate::agg::{AggSpec, AggState};
+use crate::error::SearchError;
+use crate::row::Row;
+use crate::value::Value;
+use lode_event::Micros;
+use lode_spl::ast::Timechart;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Cells held before an automatic span coarsens (keeps memory small on long ranges).
+const COARSEN_AT: usize = 50_000;
+
+/// Aggregates rows per time bucket and series.
+pub struct TimechartOp {
+    tc: Timechart,
+    aggs: Vec<AggSpec>,
+    ctx: ExecContext,
+    limits: Limits,
+    /// Current bucket width.
+    span: Span,
+    /// Whether `span=` fixed it.
+    fixed: bool,
+    /// (bucket start µs, series) → states.
+    cells: HashMap<(Micros, String), Vec<AggState>>,
+    /// Series keys of the current row (reused).
+    keys: Vec<Vec<String>>,
+}
+
+impl TimechartOp {
+    /// Compiles the aggregations.
+    pub fn new(
+        tc: Timechart,
+        ctx: ExecContext,
+        limits: Limits,
+    ) -> Result<TimechartOp, SearchError> {
+        if tc.aggs.is_empty() {
+            return Err(SearchError::User(
+                "timechart needs at least one aggregation".into(),
+            ));
+        }
+        let aggs = tc
+            .aggs
+            .iter()
+            .map(AggSpec::new)
+            .collect::<Result<Vec<_>, _>>()?;
+        let (span, fixed) = match tc.span {
+            Some(s) => (Span::from_ast(s), true),
+            None => (span::AUTO[0], false),
+        };
+        Ok(TimechartOp {
+            tc,
+            aggs,
+            ctx,
+            limits,
+            span,
+            fixed,
+            cells: HashMap::new(),
+            keys: Vec::new(),
+        })
+    }
+
+    /// Re-buckets every cell to `to` (a multiple of the current span), merging states.
+    fn rebucket(&mut self, to: Span) {
+        let tz = self.ctx.tz;
+        let old = std::mem::take(&mut self.cells);
+        for ((t, s), states) in old {
+            merge_into(&mut self.cells, (to.start(t, tz), s), states);
+        }
+        self.span = to;
+    }
+
+    /// The searched range: the context's bounds, else what the data covers.
+    fn range(&self) -> Option<(Micros, Micros)> {
+        let lo = self
+            .ctx
+            .earliest
+            .filter(|&e| e > 0)
+            .or_else(|| self.cells.keys().map(|k| k.0).min())?;
+        let data_hi = self
+            .cells
+            .keys()
+            .map(|k| self.span.next(k.0, self.ctx.tz))
+            .max();
+        let hi = self.ctx.latest.or(data_hi)?;
+        Some((lo, hi.max(lo + 1)))
+    }
+}
+
+fn merge_into(
+    cells: &mut HashMap<(Micros, String), Vec<AggState>>,
+    key: (Micros, String),
+    states: Vec<AggState>,
+) {
+    match cells.get_mut(&key) {
+        Some(cur) => cur.iter_mut().zip(states).for_each(|(a, b)| a.merge(b)),
+        None => {
+            cells.insert(key, states);
+        }
+    }
+}
+
+impl Op for TimechartOp {
+    fn push(&mut self, rows: Vec<Row>, _out: &mut Vec<Row>) -> Result<Flow, SearchError> {
+        let mut keys = std::mem::take(&mut self.keys);
+        let by: Vec<String> = self.tc.by.iter().cloned().collect();
+        for mut r in rows {
+            let Some(t) = r.time() else { continue };
+            if by.is_empty() {
+                keys.clear();
+                keys.push(Vec::new());
+            } else {
+                group_keys(&mut r, &by, &mut keys);
+                if keys.is_empty() && self.tc.usenull {
+                    keys.push(vec!["NULL".to_string()]);
+                }
+            }
+            let start = self.span.start(t, self.ctx.tz);
+            for k in keys.drain(..) {
+                let series = k.into_iter().next().unwrap_or_default();
+                let states = self
+                    .cells
+                    .entry((start, series))
+                    .or_insert_with(|| self.aggs.iter().map(|a| AggState::new(a.kind)).collect());
+                for (a, s) in self.aggs.iter().zip(states.iter_mut()) {
+                    a.update(s, &mut r);
+                }
+            }
+            if self.cells.len() > COARSEN_AT && !self.fixed {
+                if let Some(pos) = span::AUTO.iter().position(|s| *s == self.span) {
+                    if pos + 1 < span::AUTO.len() {
+                        self.rebucket(span::AUTO[pos + 1]);
+                    }
+                }
+            }
+            if self.cells.len() > self.limits.max_groups {
+                return Err(exceeded("timechart", "max_groups", self.limits.max_groups));
+            }
+        }
+        self.keys = keys;
+        Ok(Flow::Continue)
+    }
+
+    fn finish(&mut self, out: &mut Vec<Row>) -> Result<(), SearchError> {
+        let tz = self.ctx.tz;
+        let Some((lo, hi)) = self.range() else {
+            return Ok(());
+        };
+        if !self.fixed {
+            let to = span::choose(lo, hi, self.tc.bins, self.span, tz);
+            if to != self.span {
+                self.rebucket(to);
+            }
+        }
+        let span = self.span;
+        let nbuckets = span.buckets(lo, hi, tz);
+        if nbuckets > self.limits.max_groups as i64 {
+            return Err(exceeded("timechart", "max_groups", self.limits.max_groups));
+        }
+        let series = self.pick_series();
+        // Column names per (series, agg).
+        let mut cols: Vec<(String, usize, String)> = Vec::new();
+        for s in &series {
+            for (i, a) in self.aggs.iter().enumerate() {
+                let name = match (self.tc.by.is_some(), self.aggs.len()) {
+                    (false, _) => a.column.clone(),
+                    (true, 1) => s.clone(),
+                    (true, _) => format!("{}: {s}", a.column),
+                };
+                cols.push((s.clone(), i, name));
+            }
+        }
+        let mut t = span.start(lo, tz);
+        let end = hi;
+        while t < end {
+            let mut fields = Vec::with_capacity(cols.len() + 1);
+            fields.push(("_time".to_string(), Value::Num(t as f64 / 1e6)));
+            for (s, i, name) in &cols {
+                let kind = self.aggs[*i].kind;
+                let v = match self.cells.get(&(t, s.clone())) {
+                    Some(states) => states[*i].result(kind),
+                    None if kind.zero_when_empty() => Value::Num(0.0),
+                    None => Value::Null,
+                };
+                let v = if v.is_null() && kind.zero_when_empty() {
+                    Value::Num(0.0)
+                } else {
+                    v
+                };
+                fields.push((name.clone(), v));
+            }
+            out.push(Row::from_fields(fields));
+            let next = span.next(t, tz);
+            if next <= t {
+                break;
+            }
+            t = next;
+        }
+        Ok(())
+    }
+}
+
+impl TimechartOp {
+    /// Ranks the series, keeps the top `limit` (plus `NULL`), merges the rest into `OTHER`
+    /// (or drops them), and returns the output series in column order.
+    fn pick_series(&mut self) -> Vec<String> {
+        if self.tc.by.is_none() {
+            return vec![String::new()];
+        }
+        let kind = self.aggs[0].kind;
+        let mut totals: BTreeMap<String, f64> = BTreeMap::new();
+        for ((_, s), states) in &self.cells {
+            *totals.entry(s.clone()).or_insert(0.0) +=
+                states[0].result(kind).to_num().unwrap_or(0.0);
+        }
+        let has_null = totals.remove("NULL").is_some();
+        let mut ranked: Vec<(String, f64)> = totals.into_iter().collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let limit = if self.tc.limit == 0 {
+            usize::MAX
+        } else {
+            self.tc.limit as usize
+        };
+        let dropped: HashSet<String> = ranked.iter().skip(limit).map(|(s, _)| s.clone()).collect();
+        let mut kept: Vec<String> = ranked.into_iter().take(limit).map(|(s, _)| s).collect();
+        kept.sort();
+        if has_null {
+            kept.push("NULL".to_string());
+        }
+        if !dropped.is_empty() {
+            let old = std::mem::take(&mut self.cells);
+            for ((t, s), states) in old {
+                if !dropped.contains(&s) {
+                    merge_into(&mut self.cells, (t, s), states);
+                } else if self.tc.useother {
+                    merge_into(&mut self.cells, (t, "OTHER".to_string()), states);
+                }
+            }
+            if self.tc.useother {
+                kept.push("OTHER".to_string());
+            }
+        }
+        kept
+    }
+}
