@@ -47,6 +47,9 @@ pub struct Generator {
     pools: Pools,
 }
 
+/// A consumer of chunks of [`Generator::try_generate`].
+pub type ChunkSink<'f, E> = dyn FnMut(Kind, &[u8]) -> Result<(), E> + 'f;
+
 type OnEvent<'f, E> = dyn FnMut(Kind, &str, i64, &mut Vec<u8>, usize) -> Result<(), E> + 'f;
 
 impl Generator {
@@ -79,10 +82,7 @@ impl Generator {
 
     /// [`Generator::generate`] with a fallible consumer: the first error stops generation and
     /// is returned.
-    pub fn try_generate<E>(
-        &mut self,
-        f: &mut dyn FnMut(Kind, &[u8]) -> Result<(), E>,
-    ) -> Result<GenSummary, E> {
+    pub fn try_generate<E>(&mut self, f: &mut ChunkSink<'_, E>) -> Result<GenSummary, E> {
         let mut bufs: [Vec<u8>; 4] =
             std::array::from_fn(|_| Vec::with_capacity(CHUNK_BYTES + 16 * 1024));
         let summary = self.run(&mut bufs, &mut |kind, _host, _time, buf, _start| {

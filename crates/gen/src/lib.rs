@@ -28,6 +28,6 @@ mod vocab;
 
 pub use config::{GenConfig, Kind, DEFAULT_HOSTS, DEFAULT_SPAN_SECS, DEFAULT_START_SECS};
 pub use dir::{write_dir, MANIFEST};
-pub use generator::{GenEvent, Generator, CHUNK_BYTES};
+pub use generator::{ChunkSink, GenEvent, Generator, CHUNK_BYTES};
 pub use plant::TERMS as PLANTED_TERMS;
 pub use summary::{GenSummary, Planted, Window};

@@ -27,7 +27,7 @@ pub const SUPER_SPARSE_EVERY: u64 = 200_000;
 /// One event in this many carries the sparse term (0.1 %).
 pub const SPARSE_EVERY: u64 = 1_000;
 /// Average event size used to estimate event counts, bytes (measured on the default mix).
-pub const EST_EVENT_BYTES: u64 = 260;
+pub const EST_EVENT_BYTES: u64 = 250;
 
 /// The planting period for one-in-`every` events, shortened so that a small corpus still gets
 /// at least about `min_hits` of them.
@@ -157,7 +157,7 @@ mod tests {
 
     #[test]
     fn classes_have_their_selectivity() {
-        let planted = run(260_000_000, 1_000_000);
+        let planted = run(1_000_000 * EST_EVENT_BYTES, 1_000_000);
         let count = |c: &str| planted.iter().find(|p| p.class == c).unwrap().events;
         assert_eq!(count("rare"), 30);
         assert_eq!(count("super_sparse"), 5);
@@ -173,7 +173,7 @@ mod tests {
 
     #[test]
     fn small_corpora_still_get_sparse_hits() {
-        let planted = run(2_600_000, 10_000);
+        let planted = run(10_000 * EST_EVENT_BYTES, 10_000);
         assert_eq!(planted[1].events, 3);
         assert!(planted[2].events >= 30);
         assert_eq!(run(0, 0).iter().map(|p| p.events).sum::<u64>(), 0);

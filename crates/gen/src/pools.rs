@@ -142,7 +142,7 @@ fn render_stack(rng: &mut impl RngCore, logger: usize) -> String {
         t.push_str("\n\tat ");
         t.push_str(f);
     }
-    if rng.next_u32() % 3 != 0 {
+    if !rng.next_u32().is_multiple_of(3) {
         let (cause, cmsg) = vocab::CAUSES[rng.next_u32() as usize % vocab::CAUSES.len()];
         t.push_str(&format!("\nCaused by: {cause}: {cmsg}"));
         for _ in 0..1 + rng.next_u32() % 3 {

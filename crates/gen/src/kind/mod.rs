@@ -46,13 +46,13 @@ pub fn write_event(
 /// A uniformly chosen entry of `list`.
 #[inline]
 fn uniform<'a>(rng: &mut ChaCha8Rng, list: &[&'a str]) -> &'a str {
-    list[(u64::from(rng.next_u32()) * list.len() as u64 >> 32) as usize]
+    list[((u64::from(rng.next_u32()) * list.len() as u64) >> 32) as usize]
 }
 
 /// A number in `lo..lo + n`.
 #[inline]
 fn range(rng: &mut ChaCha8Rng, lo: u64, n: u64) -> u64 {
-    lo + (u64::from(rng.next_u32()) * n >> 32)
+    lo + ((u64::from(rng.next_u32()) * n) >> 32)
 }
 
 /// Appends ` tags=a,b` when there are planted terms (syslog and log4j lines).
