@@ -88,7 +88,10 @@ fn hundred_megabyte_line_is_truncated_in_bounded_memory() {
     assert_eq!(out[0].len(), 10_000);
     assert_eq!(out[1], "next line");
     assert_eq!(b.truncated, 1);
-    assert!(max_buffered < 10_000 + 100 + 2 * chunk.len(), "buffered {max_buffered} bytes");
+    assert!(
+        max_buffered < 10_000 + 100 + 2 * chunk.len(),
+        "buffered {max_buffered} bytes"
+    );
 }
 
 /// Splits `data` at the given cut points.
@@ -150,6 +153,9 @@ proptest! {
 #[test]
 fn resolved_settings_are_shared_per_stream_key() {
     let (s, _) = settings_with(LINES, "");
-    let m = SourceMeta { sourcetype: "lines".into(), ..SourceMeta::default() };
+    let m = SourceMeta {
+        sourcetype: "lines".into(),
+        ..SourceMeta::default()
+    };
     assert!(Arc::ptr_eq(&s.resolve(&m), &s.resolve(&m)));
 }

@@ -30,7 +30,10 @@ fn sedcmd_masks_raw_in_class_order() {
 fn transforms_route_index_and_sourcetype() {
     let s = settings("TRANSFORMS-route = to_security, to_st\n");
     let ev = run(&s, "t", b"Failed password for root\nAUDIT ok\nplain\n");
-    let meta: Vec<(&str, &str)> = ev.iter().map(|e| (e.index.as_str(), e.sourcetype.as_str())).collect();
+    let meta: Vec<(&str, &str)> = ev
+        .iter()
+        .map(|e| (e.index.as_str(), e.sourcetype.as_str()))
+        .collect();
     assert_eq!(meta, [("security", "t"), ("main", "audit"), ("main", "t")]);
 }
 
@@ -41,7 +44,10 @@ fn null_queue_drops_and_later_index_queue_keeps() {
     assert_eq!(raws(&ev), ["DEBUG important", "INFO hello"]);
     // Classes apply in lexicographic order: "a" (keep) before "b" (drop) drops everything DEBUG.
     let s = settings("TRANSFORMS-a = keep_important\nTRANSFORMS-b = drop_debug\n");
-    assert_eq!(raws(&run(&s, "t", b"DEBUG important\nINFO x\n")), ["INFO x"]);
+    assert_eq!(
+        raws(&run(&s, "t", b"DEBUG important\nINFO x\n")),
+        ["INFO x"]
+    );
 }
 
 #[test]
@@ -63,6 +69,10 @@ fn sedcmd_runs_before_transforms() {
 #[test]
 fn syslog_sourcetype_sets_host_from_the_line() {
     let (s, _) = settings_with("", "");
-    let ev = run(&s, "syslog", b"Jun 14 15:16:01 combo sshd[19939]: check pass\n");
+    let ev = run(
+        &s,
+        "syslog",
+        b"Jun 14 15:16:01 combo sshd[19939]: check pass\n",
+    );
     assert_eq!(ev[0].host, "combo");
 }

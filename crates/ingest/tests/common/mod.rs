@@ -22,7 +22,12 @@ pub fn settings_with(props: &str, transforms: &str) -> (Settings, Vec<Warning>) 
 }
 
 pub fn meta(sourcetype: &str) -> SourceMeta {
-    SourceMeta { host: "h1".into(), source: "/var/log/test.log".into(), sourcetype: sourcetype.into(), index: "main".into() }
+    SourceMeta {
+        host: "h1".into(),
+        source: "/var/log/test.log".into(),
+        sourcetype: sourcetype.into(),
+        index: "main".into(),
+    }
 }
 
 pub fn run(settings: &Settings, sourcetype: &str, data: &[u8]) -> Vec<Event> {
