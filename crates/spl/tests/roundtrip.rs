@@ -1,0 +1,289 @@
+//! `parse(print(ast)) == ast` for random syntax trees of the shapes the parser produces.
+
+use lode_spl::ast::*;
+use lode_spl::{parse, parse_expr, print, print_expr};
+use proptest::collection::vec;
+use proptest::prelude::*;
+
+/// Any short text, including quotes, backslashes, pipes, newlines and non-ASCII.
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof!["[ -~]{0,8}", "[a-z\"\\\\|()=,' \né\\[]{0,6}"]
+}
+
+/// A bare search word (minor breakers and wildcards allowed).
+fn word() -> impl Strategy<Value = String> {
+    "[a-z0-9_*./@:,!'-]{1,8}"
+}
+
+/// A command-argument name: usually plain, sometimes one that needs quoting.
+fn name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => "[a-z_][a-z0-9_*.]{0,6}",
+        1 => prop_oneof![Just("by".to_string()), Just("desc".to_string()), Just("d".to_string()), Just("-x".to_string()), Just("42".to_string())],
+        1 => text(),
+    ]
+}
+
+fn cmp_op() -> impl Strategy<Value = CmpOp> {
+    prop_oneof![
+        Just(CmpOp::Eq),
+        Just(CmpOp::Ne),
+        Just(CmpOp::Lt),
+        Just(CmpOp::Le),
+        Just(CmpOp::Gt),
+        Just(CmpOp::Ge)
+    ]
+}
+
+fn search_expr() -> impl Strategy<Value = SearchExpr> {
+    let value = prop_oneof![
+        word().prop_map(|w| (w, false)),
+        text().prop_map(|t| (t, true))
+    ];
+    let leaf = prop_oneof![
+        word().prop_map(|text| SearchExpr::Term(Term {
+            text,
+            quoted: false,
+            whole: false
+        })),
+        text().prop_map(|text| SearchExpr::Term(Term {
+            text,
+            quoted: true,
+            whole: false
+        })),
+        value
+            .clone()
+            .prop_map(|(text, quoted)| SearchExpr::Term(Term {
+                text,
+                quoted,
+                whole: true
+            })),
+        ("[a-z_][a-z0-9_.:{}@-]{0,6}", cmp_op(), value)
+            .prop_filter("time bounds are their own node", |(f, _, _)| f
+                != "earliest"
+                && f != "latest")
+            .prop_map(|(field, op, (value, quoted))| SearchExpr::Compare {
+                field,
+                op,
+                value,
+                quoted
+            }),
+        (
+            prop_oneof![Just(TimeBound::Earliest), Just(TimeBound::Latest)],
+            text()
+        )
+            .prop_map(|(bound, value)| SearchExpr::TimeBound { bound, value }),
+    ];
+    leaf.prop_recursive(4, 24, 3, |inner| {
+        prop_oneof![
+            vec(inner.clone(), 2..4).prop_map(SearchExpr::And),
+            vec(inner.clone(), 2..4).prop_map(SearchExpr::Or),
+            inner.prop_map(|e| SearchExpr::Not(Box::new(e))),
+        ]
+    })
+}
+
+fn expr() -> impl Strategy<Value = Expr> {
+    let leaf = prop_oneof![
+        text().prop_map(Expr::Str),
+        any::<f64>()
+            .prop_filter("finite", |v| v.is_finite())
+            .prop_map(Expr::Num),
+        (-1000i32..1000).prop_map(|v| Expr::Num(f64::from(v))),
+        prop_oneof!["[a-z_][a-z0-9_]{0,5}".prop_map(String::from), text()].prop_map(Expr::Field),
+        Just(Expr::Null),
+    ];
+    leaf.prop_recursive(4, 24, 3, |inner| {
+        let bin = prop_oneof![
+            Just(BinOp::Or),
+            Just(BinOp::Xor),
+            Just(BinOp::And),
+            cmp_op().prop_map(BinOp::Cmp),
+            Just(BinOp::Add),
+            Just(BinOp::Sub),
+            Just(BinOp::Concat),
+            Just(BinOp::Mul),
+            Just(BinOp::Div),
+            Just(BinOp::Mod),
+        ];
+        prop_oneof![
+            (
+                prop_oneof![Just(UnaryOp::Not), Just(UnaryOp::Neg)],
+                inner.clone()
+            )
+                .prop_map(|(op, e)| Expr::Unary(op, Box::new(e))),
+            (bin, inner.clone(), inner.clone()).prop_map(|(op, l, r)| Expr::Binary(
+                op,
+                Box::new(l),
+                Box::new(r)
+            )),
+            ("[a-z_][a-z0-9_]{0,5}", vec(inner, 0..3))
+                .prop_filter("null() is a literal", |(n, a)| !(n == "null"
+                    && a.is_empty()))
+                .prop_map(|(n, a)| Expr::Call(n, a)),
+        ]
+    })
+}
+
+fn agg() -> impl Strategy<Value = Agg> {
+    let func = prop_oneof![
+        Just("dc"),
+        Just("sum"),
+        Just("avg"),
+        Just("min"),
+        Just("max"),
+        Just("values"),
+        Just("earliest"),
+        Just("latest")
+    ];
+    prop_oneof![
+        (proptest::option::of(name()), proptest::option::of(name())).prop_map(|(field, alias)| {
+            Agg {
+                func: "count".into(),
+                field,
+                alias,
+            }
+        }),
+        (func, name(), proptest::option::of(name())).prop_map(|(f, field, alias)| Agg {
+            func: f.into(),
+            field: Some(field),
+            alias
+        }),
+    ]
+}
+
+fn time_span() -> impl Strategy<Value = TimeSpan> {
+    let unit = prop_oneof![
+        Just(TimeUnit::Second),
+        Just(TimeUnit::Minute),
+        Just(TimeUnit::Hour),
+        Just(TimeUnit::Day),
+        Just(TimeUnit::Week),
+        Just(TimeUnit::Month),
+        Just(TimeUnit::Year)
+    ];
+    (1..u64::MAX, unit).prop_map(|(count, unit)| TimeSpan { count, unit })
+}
+
+fn command() -> impl Strategy<Value = Command> {
+    let sort_key = (
+        name(),
+        any::<bool>(),
+        prop_oneof![
+            Just(SortMode::Auto),
+            Just(SortMode::Num),
+            Just(SortMode::Str)
+        ],
+    )
+        .prop_map(|(field, descending, mode)| SortKey {
+            field,
+            descending,
+            mode,
+        });
+    let timechart = (
+        proptest::option::of(time_span()),
+        any::<u32>(),
+        vec(agg(), 1..3),
+        proptest::option::of(name()),
+        any::<u32>(),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(span, bins, mut aggs, by, limit, useother, usenull)| {
+            if by.is_some() {
+                aggs.truncate(1);
+            }
+            Command::Timechart(Timechart {
+                span,
+                bins,
+                aggs,
+                by,
+                limit,
+                useother,
+                usenull,
+            })
+        });
+    let top = (
+        any::<bool>(),
+        vec(name(), 1..3),
+        vec(name(), 0..3),
+        any::<u64>(),
+        name(),
+        name(),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(
+            |(rare, fields, by, limit, countfield, percentfield, showcount, showperc)| {
+                Command::Top(Top {
+                    rare,
+                    fields,
+                    by,
+                    limit,
+                    countfield,
+                    percentfield,
+                    showcount,
+                    showperc,
+                })
+            },
+        );
+    prop_oneof![
+        search_expr()
+            .prop_filter(
+                "a lone * means no condition",
+                |e| !matches!(e, SearchExpr::Term(t) if t.text == "*" && !t.quoted && !t.whole)
+            )
+            .prop_map(|e| Command::Search(Some(e))),
+        Just(Command::Search(None)),
+        expr().prop_map(Command::Where),
+        vec((name(), expr()), 1..3).prop_map(Command::Eval),
+        (any::<bool>(), vec(name(), 1..4))
+            .prop_map(|(remove, fields)| Command::Fields { remove, fields }),
+        vec(name(), 1..4).prop_map(Command::Table),
+        vec((name(), name()), 1..3).prop_map(Command::Rename),
+        (proptest::option::of(any::<u64>()), vec(sort_key, 1..4))
+            .prop_map(|(limit, keys)| Command::Sort { limit, keys }),
+        any::<u64>().prop_map(Command::Head),
+        any::<u64>().prop_map(Command::Tail),
+        (1..u64::MAX, vec(name(), 1..3), any::<bool>(), any::<bool>()).prop_map(
+            |(count, fields, keepempty, consecutive)| {
+                Command::Dedup {
+                    count,
+                    fields,
+                    keepempty,
+                    consecutive,
+                }
+            }
+        ),
+        (name(), "[ -~]{1,10}", any::<u64>()).prop_map(|(field, pattern, max_match)| {
+            Command::Rex {
+                field,
+                pattern,
+                max_match,
+            }
+        }),
+        (vec(agg(), 1..4), vec(name(), 0..3))
+            .prop_map(|(aggs, by)| Command::Stats(Stats { aggs, by })),
+        timechart,
+        top,
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn printed_pipelines_parse_back(commands in vec(command(), 1..5)) {
+        let p = Pipeline { commands };
+        let text = print(&p);
+        let back = parse(&text).map_err(|e| TestCaseError::fail(e.render(&text)))?;
+        prop_assert_eq!(back, p, "printed as {}", text);
+    }
+
+    #[test]
+    fn printed_expressions_parse_back(e in expr()) {
+        let text = print_expr(&e);
+        let back = parse_expr(&text).map_err(|err| TestCaseError::fail(err.render(&text)))?;
+        prop_assert_eq!(back, e, "printed as {}", text);
+    }
+}
