@@ -2,9 +2,11 @@
 //! chunks ([`Generator::generate`]) or handed over one by one ([`Generator::generate_events`]).
 //!
 //! Time advances with bytes: the event starting at byte `b` of a `total`-byte corpus is stamped
-//! `start + span * b / total`, so the corpus covers `[start, start + span)` evenly, times never
-//! decrease, and the size target is met to within one event.
+//! at fraction `b / total` of the span, warped by a daily traffic pattern ([`Clock`]), so the
+//! corpus covers `[start, start + span)`, times never decrease, and the size target is met to
+//! within one event.
 
+use crate::clock::Clock;
 use crate::config::{GenConfig, Kind};
 use crate::kind::{write_event, EventCtx};
 use crate::plant::Planter;
@@ -133,11 +135,8 @@ impl Generator {
         let total = cfg.total_bytes;
         let start_us = cfg.start_time_secs.saturating_mul(1_000_000);
         let span_us = cfg.span_secs.max(0).saturating_mul(1_000_000);
-        let scale = if total == 0 {
-            0.0
-        } else {
-            span_us as f64 / total as f64
-        };
+        let total_f = total.max(1) as f64;
+        let mut clock = Clock::new(start_us, span_us);
         let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
         let mut planter = Planter::new(total);
         let kinds = Skewed::weighted(&KIND_WEIGHTS);
@@ -148,10 +147,8 @@ impl Generator {
         let mut civil = Civil::from_micros(start_us);
         let mut civil_sec = start_us.div_euclid(1_000_000);
         while bytes < total {
-            let elapsed_us = ((bytes as f64 * scale) as i64)
-                .min(span_us.saturating_sub(1))
-                .max(0);
-            let time_us = start_us.saturating_add(elapsed_us);
+            let time_us = clock.time_at(bytes as f64 / total_f);
+            let elapsed_us = time_us - start_us;
             let sec = time_us.div_euclid(1_000_000);
             if sec == civil_sec {
                 civil.micros = time_us.rem_euclid(1_000_000) as u32;

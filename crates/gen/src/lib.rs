@@ -14,7 +14,24 @@
 //!
 //! Planted terms are appended as ` tags=a,b` (syslog, log4j first line), as a `tags=a,b` query
 //! parameter of the URL (access) or as a `"tags":[…]` array (JSON).
+//!
+//! ```
+//! use lode_gen::{GenConfig, Generator, Kind};
+//!
+//! let mut generator = Generator::new(GenConfig::new(42, 200_000));
+//! let mut syslog = Vec::new();
+//! let summary = generator.generate(&mut |kind, chunk| {
+//!     if kind == Kind::Syslog {
+//!         syslog.extend_from_slice(chunk);
+//!     }
+//! });
+//! assert!(summary.bytes >= 200_000 && summary.bytes < 202_000);
+//! assert_eq!(summary.events_by_kind["syslog"], syslog.split(|&b| b == b'\n').count() as u64 - 1);
+//! let dense = summary.planted.iter().find(|p| p.class == "dense").unwrap();
+//! assert_eq!(dense.search, "lodeDENSE4b8e");
+//! ```
 
+mod clock;
 mod config;
 mod dir;
 mod generator;

@@ -5,6 +5,7 @@ mod common;
 
 use common::{generate, split_events};
 use lode_event::token::Tokenizer;
+use lode_gen::text::Civil;
 use lode_gen::{write_dir, GenConfig, GenSummary, Generator, Kind, MANIFEST};
 use regex::Regex;
 use std::collections::BTreeMap;
@@ -157,7 +158,18 @@ fn events_api_matches_chunks_and_time_is_ordered() {
         .generate_events(&mut |e| {
             assert!(e.time_us >= last && e.time_us >= start && e.time_us < end);
             last = e.time_us;
-            assert!(std::str::from_utf8(e.raw).unwrap().contains(e.host));
+            let raw = std::str::from_utf8(e.raw).unwrap();
+            assert!(raw.contains(e.host));
+            // The text's timestamp says the event's time.
+            let civil = Civil::from_micros(e.time_us);
+            let mut ts = Vec::new();
+            match e.kind {
+                Kind::Syslog => civil.push_syslog(&mut ts),
+                Kind::Access => civil.push_apache(&mut ts),
+                Kind::Json => civil.push_iso_millis(&mut ts),
+                Kind::Java => civil.push_log4j(&mut ts),
+            }
+            assert!(raw.contains(std::str::from_utf8(&ts).unwrap()), "{raw}");
             assert_eq!(
                 split_events(e.kind, std::str::from_utf8(e.raw).unwrap()).len(),
                 1

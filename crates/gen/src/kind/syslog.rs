@@ -140,8 +140,12 @@ pub fn write(out: &mut Vec<u8>, rng: &mut ChaCha8Rng, p: &Pools, ev: &EventCtx) 
             out.extend_from_slice(user);
             out.extend_from_slice(b" : TTY=pts/");
             push_u64(out, range(rng, 0, 8));
-            out.extend_from_slice(b" ; PWD=/home/");
-            out.extend_from_slice(user);
+            if user == b"root" {
+                out.extend_from_slice(b" ; PWD=/root");
+            } else {
+                out.extend_from_slice(b" ; PWD=/home/");
+                out.extend_from_slice(user);
+            }
             out.extend_from_slice(b" ; USER=root ; COMMAND=/usr/bin/systemctl restart ");
             out.extend_from_slice(uniform(rng, UNITS).as_bytes());
         }
