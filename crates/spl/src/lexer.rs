@@ -274,11 +274,16 @@ fn quoted(src: &str, i: usize, quote: u8) -> Result<(String, usize), ParseError>
     Err(ParseError::new("Unbalanced quotes.", span(i, src.len())))
 }
 
-/// Writes `s` between `quote` characters, escaping the quote and backslashes.
+/// Writes `s` between `quote` characters, escaping the quote, and a backslash only where it
+/// would otherwise be read as an escape (before the quote, a backslash, or the end), so regexes
+/// such as `\d+` print as written.
 pub(crate) fn push_quoted(out: &mut String, s: &str, quote: char) {
     out.push(quote);
-    for c in s.chars() {
-        if c == quote || c == '\\' {
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        let escape =
+            c == quote || (c == '\\' && chars.peek().is_none_or(|&n| n == quote || n == '\\'));
+        if escape {
             out.push('\\');
         }
         out.push(c);

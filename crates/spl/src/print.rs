@@ -7,11 +7,11 @@
 
 use std::fmt::Write;
 
-use crate::ast::{
-    Agg, BinOp, CmpOp, Command, Expr, Pipeline, SearchExpr, SortKey, SortMode, TimeBound, TimeUnit,
-    Timechart, Top, UnaryOp,
-};
-use crate::lexer::{ident_end, is_word, push_quoted, Mode};
+mod clause;
+
+use crate::ast::{Agg, Command, Expr, Pipeline, SortKey, SortMode, TimeUnit, Timechart, Top};
+use crate::lexer::{is_word, push_quoted, Mode};
+use clause::{expr, search, Ctx};
 
 /// Renders a pipeline as canonical SPL.
 pub fn print(p: &Pipeline) -> String {
@@ -130,7 +130,7 @@ fn command(out: &mut String, c: &Command) {
     }
 }
 
-fn sep(out: &mut String, i: usize, s: &str) {
+pub(crate) fn sep(out: &mut String, i: usize, s: &str) {
     if i > 0 {
         out.push_str(s);
     }
@@ -267,200 +267,87 @@ fn top(out: &mut String, t: &Top) {
     }
 }
 
-/// Where a search node sits, for deciding parentheses.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Ctx {
-    /// The whole clause.
-    Top,
-    /// An item of an `AND` list.
-    And,
-    /// An item of an `OR` list.
-    Or,
-    /// The operand of `NOT`.
-    Not,
-}
+#[cfg(test)]
+mod tests {
+    use crate::{parse, print};
 
-fn search(out: &mut String, e: &SearchExpr, ctx: Ctx) {
-    match e {
-        SearchExpr::And(items) | SearchExpr::Or(items) => {
-            let is_and = matches!(e, SearchExpr::And(_));
-            let parens = ctx == Ctx::Not || ctx == Ctx::Or || (is_and && ctx == Ctx::And);
-            let (joiner, inner) = if is_and {
-                (" ", Ctx::And)
-            } else {
-                (" OR ", Ctx::Or)
-            };
-            if parens {
-                out.push('(');
-            }
-            for (i, item) in items.iter().enumerate() {
-                sep(out, i, joiner);
-                search(out, item, inner);
-            }
-            if parens {
-                out.push(')');
-            }
-        }
-        SearchExpr::Not(inner) => {
-            out.push_str("NOT ");
-            search(out, inner, Ctx::Not);
-        }
-        SearchExpr::Term(t) => {
-            if t.whole {
-                out.push_str("TERM(");
-            }
-            let bare = !t.quoted
-                && is_word(&t.text, Mode::Search)
-                && !matches!(t.text.as_str(), "AND" | "OR" | "NOT");
-            if bare {
-                out.push_str(&t.text);
-            } else {
-                push_quoted(out, &t.text, '"');
-            }
-            if t.whole {
-                out.push(')');
-            }
-        }
-        SearchExpr::Compare {
-            field,
-            op,
-            value,
-            quoted,
-        } => {
-            out.push_str(field);
-            out.push_str(cmp_op(*op));
-            search_value(out, value, *quoted);
-        }
-        SearchExpr::TimeBound { bound, value } => {
-            out.push_str(match bound {
-                TimeBound::Earliest => "earliest=",
-                TimeBound::Latest => "latest=",
-            });
-            search_value(out, value, false);
-        }
+    /// The canonical form of `q`.
+    fn canon(q: &str) -> String {
+        print(&parse(q).unwrap_or_else(|e| panic!("{}", e.render(q))))
     }
-}
 
-fn search_value(out: &mut String, value: &str, quoted: bool) {
-    if !quoted && is_word(value, Mode::Search) {
-        out.push_str(value);
-    } else {
-        push_quoted(out, value, '"');
+    #[test]
+    fn search_clause_canonical_text() {
+        assert_eq!(canon("a b OR c"), "search a b OR c");
+        assert_eq!(canon("(a b) OR c"), "search (a b) OR c");
+        assert_eq!(canon("a (b c)"), "search a (b c)");
+        assert_eq!(canon("a OR (b OR c)"), "search a OR (b OR c)");
+        assert_eq!(canon("NOT (a OR b) NOT c"), "search NOT (a OR b) NOT c");
+        assert_eq!(canon("a AND b"), "search a b");
+        assert_eq!(canon("((a))"), "search a");
+        assert_eq!(canon(""), "search *");
+        assert_eq!(
+            canon(r#"x="a b" y="c" z=d* "p \"q\"" TERM(1.2) TERM("a b") earliest="-1d@d""#),
+            r#"search x="a b" y="c" z=d* "p \"q\"" TERM(1.2) TERM("a b") earliest=-1d@d"#
+        );
+        assert_eq!(canon("f IN (a, \"b c\")"), r#"search f=a OR f="b c""#);
+        assert_eq!(canon("\"AND\" \"x\\\\y\""), r#"search "AND" "x\y""#);
     }
-}
 
-fn is_keyword(s: &str) -> bool {
-    matches!(s, "AND" | "OR" | "NOT" | "XOR")
-}
+    #[test]
+    fn expressions_canonical_text() {
+        assert_eq!(
+            canon("x | where (a=1 OR b=2) AND NOT c"),
+            "search x | where (a = 1 OR b = 2) AND NOT c"
+        );
+        assert_eq!(
+            canon("x | eval a=(1+2)*-3, b='x y'.\"s\", c=-(4), d=a-(b-c), e=(NOT a)=b"),
+            "search x | eval a=(1 + 2) * -3, b='x y' . \"s\", c=-(4), d=a - (b - c), e=(NOT a) = b"
+        );
+        assert_eq!(
+            canon("x | eval n=1e20+0.0000001"),
+            "search x | eval n=1e20 + 1e-7"
+        );
+        assert_eq!(
+            canon("x | eval n=IF(a, true(), null())"),
+            "search x | eval n=if(a, true(), null())"
+        );
+    }
 
-fn cmp_op(op: CmpOp) -> &'static str {
-    match op {
-        CmpOp::Eq => "=",
-        CmpOp::Ne => "!=",
-        CmpOp::Lt => "<",
-        CmpOp::Le => "<=",
-        CmpOp::Gt => ">",
-        CmpOp::Ge => ">=",
-    }
-}
-
-/// Binding strength of an expression node (higher binds tighter).
-fn prec(e: &Expr) -> u8 {
-    match e {
-        Expr::Binary(op, _, _) => bin_prec(*op),
-        Expr::Unary(UnaryOp::Not, _) => 4,
-        Expr::Unary(UnaryOp::Neg, _) => 8,
-        _ => 9,
-    }
-}
-
-fn bin_prec(op: BinOp) -> u8 {
-    match op {
-        BinOp::Or => 1,
-        BinOp::Xor => 2,
-        BinOp::And => 3,
-        BinOp::Cmp(_) => 5,
-        BinOp::Add | BinOp::Sub | BinOp::Concat => 6,
-        BinOp::Mul | BinOp::Div | BinOp::Mod => 7,
-    }
-}
-
-/// Writes `e`, in parentheses if it binds looser than `min`.
-fn expr(out: &mut String, e: &Expr, min: u8) {
-    let own = prec(e);
-    if own < min {
-        out.push('(');
-    }
-    match e {
-        Expr::Str(s) => push_quoted(out, s, '"'),
-        Expr::Num(v) => push_num(out, *v),
-        Expr::Bool(b) => out.push_str(if *b { "true()" } else { "false()" }),
-        Expr::Null => out.push_str("null()"),
-        Expr::Field(name) => {
-            let bare = !name.is_empty() && ident_end(name, 0) == name.len() && !is_keyword(name);
-            if bare {
-                out.push_str(name);
-            } else {
-                push_quoted(out, name, '\'');
-            }
-        }
-        Expr::Unary(UnaryOp::Not, inner) => {
-            out.push_str("NOT ");
-            expr(out, inner, 4);
-        }
-        Expr::Unary(UnaryOp::Neg, inner) => {
-            out.push('-');
-            // `-1` would read back as the literal -1, so a negated number keeps its parentheses.
-            expr(
-                out,
-                inner,
-                if matches!(**inner, Expr::Num(_)) {
-                    10
-                } else {
-                    8
-                },
-            );
-        }
-        Expr::Binary(op, l, r) => {
-            expr(out, l, own);
-            out.push(' ');
-            out.push_str(match op {
-                BinOp::Or => "OR",
-                BinOp::Xor => "XOR",
-                BinOp::And => "AND",
-                BinOp::Cmp(c) => cmp_op(*c),
-                BinOp::Add => "+",
-                BinOp::Sub => "-",
-                BinOp::Concat => ".",
-                BinOp::Mul => "*",
-                BinOp::Div => "/",
-                BinOp::Mod => "%",
-            });
-            out.push(' ');
-            expr(out, r, own + 1);
-        }
-        Expr::Call(name, args) => {
-            out.push_str(name);
-            out.push('(');
-            for (i, a) in args.iter().enumerate() {
-                sep(out, i, ", ");
-                expr(out, a, 0);
-            }
-            out.push(')');
-        }
-    }
-    if own < min {
-        out.push(')');
-    }
-}
-
-/// A number that reads back to the same `f64`: plain digits in the usual range, exponent
-/// notation for very large or small magnitudes.
-fn push_num(out: &mut String, v: f64) {
-    let a = v.abs();
-    if a != 0.0 && !(1e-6..1e16).contains(&a) {
-        let _ = write!(out, "{v:e}");
-    } else {
-        let _ = write!(out, "{v}");
+    #[test]
+    fn commands_canonical_text_omits_defaults() {
+        assert_eq!(
+            canon("x | STATS Count, Mean(b) As m BY h s"),
+            "search x | stats count, avg(b) AS m by h, s"
+        );
+        assert_eq!(
+            canon("x | timechart count span=1hr limit=10 useother=t"),
+            "search x | timechart span=1h count"
+        );
+        assert_eq!(
+            canon("x | timechart bins=5 usenull=f avg(b) by h"),
+            "search x | timechart bins=5 usenull=f avg(b) by h"
+        );
+        assert_eq!(
+            canon("x | top limit=10 showcount=t a by b | rare limit=2 countfield=n c"),
+            "search x | top a by b | rare limit=2 countfield=n c"
+        );
+        assert_eq!(
+            canon("x | sort - a +b num(c) desc | sort \"d\" | sort \"1\""),
+            "search x | sort a, -b, -num(c) | sort \"d\" | sort \"1\""
+        );
+        assert_eq!(
+            canon("x | dedup 1 a b keepempty=f | dedup 2 c consecutive=t"),
+            "search x | dedup a, b | dedup 2 c consecutive=t"
+        );
+        assert_eq!(
+            canon("x | rex field=_raw max_match=1 \"a\\\"b\" | rex field=\"m m\" \"(?<x>\\d)\""),
+            r#"search x | rex "a\"b" | rex field="m m" "(?<x>\d)""#
+        );
+        assert_eq!(
+            canon("x | fields + a | fields - b | table \"by\", c | rename a as b"),
+            r#"search x | fields a | fields - b | table "by", c | rename a AS b"#
+        );
+        assert_eq!(canon("x | head | tail 3"), "search x | head 10 | tail 3");
     }
 }
