@@ -221,3 +221,21 @@ fn write_dir_writes_files_and_manifest() {
     let err = write_dir(cfg, &blocked, &mut |_| {}).unwrap_err();
     assert!(err.to_string().contains("file"), "{err}");
 }
+
+#[test]
+fn one_host_and_empty_span_are_handled() {
+    let cfg = GenConfig {
+        hosts: 1,
+        span_secs: 0,
+        ..GenConfig::new(8, 300_000)
+    };
+    let c = generate(cfg);
+    let s = &c.summary;
+    assert_eq!(s.events_by_host.len(), 1);
+    assert_eq!(s.events_by_host.values().sum::<u64>(), s.events);
+    assert_eq!(s.first_time_us, cfg.start_time_secs * 1_000_000);
+    assert_eq!(s.last_time_us, s.first_time_us);
+    let terms: Vec<String> = s.planted.iter().map(|p| p.term.clone()).collect();
+    let counted = count_terms(&c, &terms);
+    assert!(s.planted.iter().all(|p| counted[&p.term] == p.events));
+}
