@@ -5,7 +5,8 @@
 //! first pattern in table order that yields a plausible time wins, so longer/more specific shapes
 //! come first and ambiguous day/month orders are ordered by how common they are in logs.
 
-use crate::strptime::{Item, TimeFormat};
+use super::lead::Lead;
+use crate::strptime::TimeFormat;
 use std::sync::OnceLock;
 
 /// The recognised shapes, most specific first. Each line names a source that writes it.
@@ -42,56 +43,58 @@ const PATTERNS: &[&str] = &[
     "%s%?f",                    // epoch seconds (10 digits), optional fraction
 ];
 
-/// A pattern with a cheap first-byte test.
+/// A pattern with a cheap test of where it can begin.
 pub(crate) struct Pattern {
     /// The compiled shape.
     pub(crate) format: TimeFormat,
-    /// What the first byte must be.
-    first: First,
-}
-
-#[derive(Clone, Copy)]
-enum First {
-    Digit,
-    Alpha,
-    Byte(u8),
-    Any,
+    /// What the text at a candidate offset must look like.
+    pub(crate) lead: Lead,
 }
 
 impl Pattern {
     pub(crate) fn new(format: TimeFormat) -> Pattern {
-        let first = match format.items.first() {
-            Some(Item::Num { pad: false, .. })
-            | Some(Item::Epoch { .. })
-            | Some(Item::EpochMillis)
-            | Some(Item::Frac { .. }) => First::Digit,
-            Some(Item::MonthName | Item::WeekdayName) => First::Alpha,
-            Some(&Item::Lit(c)) => First::Byte(c),
-            _ => First::Any,
-        };
-        Pattern { format, first }
+        let lead = Lead::of(&format.items);
+        Pattern { format, lead }
+    }
+}
+
+/// Patterns in priority order, indexed by the byte a match can begin with.
+pub(crate) struct Table {
+    /// The patterns, in the order they are tried at one offset.
+    pub(crate) patterns: Vec<Pattern>,
+    /// For each byte value, the indices (in order) of the patterns that can begin with it.
+    by_byte: Vec<Vec<usize>>,
+}
+
+impl Table {
+    pub(crate) fn new(patterns: Vec<Pattern>) -> Table {
+        let by_byte = (0..=255u8)
+            .map(|c| {
+                (0..patterns.len())
+                    .filter(|&i| patterns[i].lead.may_start(c))
+                    .collect()
+            })
+            .collect();
+        Table { patterns, by_byte }
     }
 
-    /// Whether a match can begin with byte `c`.
+    /// Indices of the patterns that can begin with byte `c`, in priority order.
     #[inline]
-    pub(crate) fn can_start(&self, c: u8) -> bool {
-        match self.first {
-            First::Digit => c.is_ascii_digit(),
-            First::Alpha => c.is_ascii_alphabetic(),
-            First::Byte(b) => b == c,
-            First::Any => true,
-        }
+    pub(crate) fn candidates(&self, c: u8) -> &[usize] {
+        &self.by_byte[usize::from(c)]
     }
 }
 
 /// The compiled automatic table, built once per process.
-pub(crate) fn patterns() -> &'static [Pattern] {
-    static TABLE: OnceLock<Vec<Pattern>> = OnceLock::new();
+pub(crate) fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
-        PATTERNS
-            .iter()
-            .filter_map(|p| TimeFormat::auto(p).ok().map(Pattern::new))
-            .collect()
+        Table::new(
+            PATTERNS
+                .iter()
+                .filter_map(|p| TimeFormat::auto(p).ok().map(Pattern::new))
+                .collect(),
+        )
     })
 }
 
@@ -122,6 +125,12 @@ mod tests {
 
     #[test]
     fn every_pattern_compiles() {
-        assert_eq!(patterns().len(), PATTERNS.len());
+        assert_eq!(table().patterns.len(), PATTERNS.len());
+        assert!(table().candidates(b'x').is_empty());
+        assert_eq!(
+            table().candidates(b'S').len(),
+            7,
+            "month and weekday patterns"
+        );
     }
 }

@@ -8,10 +8,12 @@
 //! both agree on streams of real logs.
 
 mod auto;
+mod lead;
 
 use crate::strptime::TimeFormat;
 use crate::{Micros, TimeError, Zone, MICROS_PER_DAY};
-use auto::{is_word, Pattern};
+use auto::{is_word, Pattern, Table};
+use lead::Facts;
 use regex::Regex;
 
 /// How an event's timestamp is found.
@@ -73,8 +75,8 @@ pub struct Found {
 pub struct Extractor {
     cfg: ExtractConfig,
     prefix: Option<Regex>,
-    /// The configured `TIME_FORMAT` as a one-pattern table, or empty for the automatic table.
-    user: Vec<Pattern>,
+    /// The configured `TIME_FORMAT` as a one-pattern table; `None` = the automatic table.
+    user: Option<Table>,
     /// (pattern index, offset inside the window) of the previous successful match.
     last: Option<(usize, usize)>,
 }
@@ -90,8 +92,8 @@ impl Extractor {
             None => None,
         };
         let user = match &cfg.time_format {
-            Some(f) => vec![Pattern::new(TimeFormat::new(f)?)],
-            None => Vec::new(),
+            Some(f) => Some(Table::new(vec![Pattern::new(TimeFormat::new(f)?)])),
+            None => None,
         };
         Ok(Extractor {
             cfg,
@@ -106,12 +108,8 @@ impl Extractor {
         &self.cfg
     }
 
-    fn patterns(&self) -> &[Pattern] {
-        if self.user.is_empty() {
-            auto::patterns()
-        } else {
-            &self.user
-        }
+    fn table(&self) -> &Table {
+        self.user.as_ref().unwrap_or_else(|| auto::table())
     }
 
     /// `now` = ingest time (reference for year inference and the days-ago/hence window).
@@ -159,14 +157,15 @@ impl Extractor {
     }
 
     fn scan(&self, b: &[u8], start: usize, end: usize, now: Micros) -> Option<(Found, usize)> {
-        let patterns = self.patterns();
+        let table = self.table();
         for at in start..end {
-            let c = b[at];
-            if at > start && !auto::can_begin_at(b, at) {
+            let candidates = table.candidates(b[at]);
+            if candidates.is_empty() || (at > start && !auto::can_begin_at(b, at)) {
                 continue;
             }
-            for (pi, p) in patterns.iter().enumerate() {
-                if !p.can_start(c) {
+            let facts = Facts::at(&b[at..end]);
+            for &pi in candidates {
+                if !table.patterns[pi].lead.admits(&facts) {
                     continue;
                 }
                 if let Some(found) = self.try_at(pi, b, at, end, now) {
@@ -180,7 +179,7 @@ impl Extractor {
     /// Pattern `pi` at byte `at`, ending by `end`, in the plausible window, not inside a word.
     #[inline]
     fn try_at(&self, pi: usize, b: &[u8], at: usize, end: usize, now: Micros) -> Option<Found> {
-        let p = self.patterns().get(pi)?;
+        let p = self.table().patterns.get(pi)?;
         let (time, n) = p.format.parse_bytes(&b[at..end], self.cfg.tz, now)?;
         let stop = at + n;
         if n == 0

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::strptime::strftime;
+use proptest::prelude::*;
 
 /// 2024-03-02T00:00:00Z.
 const NOW: Micros = 1_709_337_600_000_000;
@@ -318,4 +319,29 @@ fn non_ascii_events_do_not_panic() {
     let long = "é".repeat(100) + "2024-03-01 12:00:00";
     assert_eq!(ex.extract(&long, NOW), None, "beyond 128 bytes");
     assert_eq!(ex.extract("", NOW), None);
+}
+
+/// The naive twin of the slow path: every pattern at every word-boundary offset, no lead filter.
+fn naive(ex: &Extractor, event: &str, now: Micros) -> Option<Found> {
+    let (start, end) = ex.window(event)?;
+    let b = event.as_bytes();
+    (start..end)
+        .filter(|&at| at == start || auto::can_begin_at(b, at))
+        .find_map(|at| (0..ex.table().patterns.len()).find_map(|pi| ex.try_at(pi, b, at, end, now)))
+}
+
+proptest! {
+    #[test]
+    fn lead_filter_skips_only_hopeless_attempts(
+        parts in prop::collection::vec(prop::sample::select(vec![
+            "2024-03-01", "12:00:00", ",978", ".5", "T", " ", "  ", "Z", "+02:00", " -0700", "[",
+            "]", "/", "Mar", "Sun", "Jul", "1", "01", "17", "081109", "203615", "1709294400",
+            "1709294400123", "20240301", "-", ":", "10/Oct/2024", "x", "é", "_", "PM", "UTC",
+        ]), 0..12),
+        hence in 0u32..3,
+    ) {
+        let event: String = parts.concat();
+        let ex = Extractor::new(ExtractConfig { max_days_hence: hence, ..ExtractConfig::default() }).unwrap();
+        prop_assert_eq!(ex.extract_slow(&event, NOW), naive(&ex, &event, NOW), "{:?}", event);
+    }
 }

@@ -21,6 +21,7 @@ mod format;
 mod parse;
 
 pub use format::{strftime, strftime_into};
+pub(crate) use parse::{starts_with_month, starts_with_weekday};
 
 use crate::TimeError;
 

@@ -55,13 +55,24 @@ const WEEKDAYS: [&[u8]; 7] = [
 /// the input spells it; returns (index, bytes used).
 fn name_at(b: &[u8], names: &[&[u8]]) -> Option<(usize, usize)> {
     let head = b.get(..3)?;
-    names.iter().enumerate().find_map(|(i, name)| {
-        if !head.eq_ignore_ascii_case(&name[..3]) {
-            return None;
-        }
-        let full = b.len() >= name.len() && b[..name.len()].eq_ignore_ascii_case(name);
-        Some((i, if full { name.len() } else { 3 }))
-    })
+    if !head.iter().all(u8::is_ascii_alphabetic) {
+        return None;
+    }
+    let key = [head[0] | 0x20, head[1] | 0x20, head[2] | 0x20];
+    let i = names.iter().position(|name| name[..3] == key)?;
+    let name = names[i];
+    let full = b.len() >= name.len() && b[..name.len()].eq_ignore_ascii_case(name);
+    Some((i, if full { name.len() } else { 3 }))
+}
+
+/// Whether `b` starts with a month name or abbreviation (any case).
+pub(crate) fn starts_with_month(b: &[u8]) -> bool {
+    name_at(b, &MONTHS).is_some()
+}
+
+/// Whether `b` starts with a weekday name or abbreviation (any case).
+pub(crate) fn starts_with_weekday(b: &[u8]) -> bool {
+    name_at(b, &WEEKDAYS).is_some()
 }
 
 /// Reads `min..=max` ASCII digits at `b[*pos..]`; returns the value and count.
