@@ -1,0 +1,85 @@
+//! Ingest benchmark: loghub samples concatenated and repeated to ~100 MB, appended in batches of
+//! 1,000 events, then rolled. Prints MB/s of `_raw` and stored bytes vs raw.
+//!
+//! `cargo run --release -p lode-store --example ingest_bench [target_mb]`
+
+use std::time::Instant;
+
+use lode_event::Event;
+use lode_store::{inspect, list_buckets, IndexConfig, IndexWriter};
+
+fn main() -> anyhow::Result<()> {
+    let target_mb: u64 = std::env::args().nth(1).map_or(Ok(100), |s| s.parse())?;
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/loghub/");
+    let mut lines: Vec<(String, String)> = Vec::new();
+    let mut paths: Vec<_> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    paths.sort();
+    for p in &paths {
+        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+        for l in std::fs::read_to_string(p)?.lines() {
+            lines.push((name.clone(), l.to_string()));
+        }
+    }
+    let sample: u64 = lines.iter().map(|l| l.1.len() as u64).sum();
+    let reps = (target_mb * 1_000_000).div_ceil(sample.max(1));
+    let mut events = Vec::new();
+    let mut raw_bytes = 0u64;
+    for r in 0..reps {
+        for (i, (name, l)) in lines.iter().enumerate() {
+            let n = r as i64 * lines.len() as i64 + i as i64;
+            raw_bytes += l.len() as u64;
+            events.push(Event {
+                time: 1_700_000_000_000_000 + n * 1000,
+                index_time: 1_700_000_000,
+                raw: l.clone(),
+                host: format!("{name}-host{}", i % 8),
+                source: format!("/var/log/{name}.log"),
+                sourcetype: name.clone(),
+                index: "main".into(),
+                linecount: 1,
+                fields: Vec::new(),
+            });
+        }
+    }
+    let tmp = tempfile::tempdir()?;
+    let (w, _) = IndexWriter::open(tmp.path(), IndexConfig::default())?;
+    let t0 = Instant::now();
+    for batch in events.chunks(1000) {
+        w.append(batch)?;
+    }
+    let t_append = t0.elapsed();
+    w.close()?;
+    let t_all = t0.elapsed();
+    let mb = raw_bytes as f64 / 1e6;
+    println!(
+        "{} events, {mb:.1} MB raw from {} files",
+        events.len(),
+        paths.len()
+    );
+    println!(
+        "append (WAL + fsync): {:.1} MB/s; append + roll (full index): {:.1} MB/s over {:.2} s",
+        mb / t_append.as_secs_f64(),
+        mb / t_all.as_secs_f64(),
+        t_all.as_secs_f64()
+    );
+    let mut stored = 0;
+    let mut per_file = std::collections::BTreeMap::new();
+    for b in list_buckets(tmp.path())? {
+        let s = inspect(&b.path)?;
+        stored += s.stored_bytes;
+        for (f, n) in s.files {
+            *per_file.entry(f).or_insert(0u64) += n;
+        }
+    }
+    println!(
+        "stored {stored} bytes = {:.1} % of raw",
+        stored as f64 * 100.0 / raw_bytes as f64
+    );
+    for (f, n) in per_file {
+        println!("  {f:<14} {n:>12}  {:5.1} %", n as f64 * 100.0 / raw_bytes as f64);
+    }
+    Ok(())
+}
