@@ -241,7 +241,7 @@ mod tests {
         assert!(row.peek("user").is_none());
         assert_eq!(row.get("user"), Some(&Value::Str("bob".into())));
         assert_eq!(row.get("code").and_then(|v| v.to_num()), Some(7.0));
-        assert_eq!(row.get("punct").unwrap().as_str(), "==_==_=");
+        assert_eq!(row.get("punct").unwrap().as_str(), "=_=_=");
         assert!(row.get("nope").is_none());
         assert_eq!(
             row.peek("_raw").unwrap().as_str(),

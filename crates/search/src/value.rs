@@ -179,7 +179,7 @@ mod tests {
 
     #[test]
     fn auto_order_numbers_before_strings() {
-        let mut v = vec![
+        let mut v = [
             Value::Str("b".into()),
             Value::Str("10".into()),
             Value::Num(9.0),

@@ -32,7 +32,7 @@ pub fn check_arity(name: &str, n: usize) -> Result<(), SearchError> {
     let Some((lo, hi)) = arity(name) else {
         return Err(SearchError::User(format!("unknown eval function '{name}'")));
     };
-    let even_ok = name != "case" || n % 2 == 0;
+    let even_ok = name != "case" || n.is_multiple_of(2);
     if n < lo || n > hi || !even_ok {
         let want = match (lo, hi) {
             (l, h) if l == h => format!("{l}"),

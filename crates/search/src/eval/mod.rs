@@ -201,11 +201,7 @@ pub fn check(e: &Expr) -> Result<(), SearchError> {
 /// Appends the field names `e` reads to `out`.
 pub fn fields_of(e: &Expr, out: &mut Vec<String>) {
     match e {
-        Expr::Field(f) => {
-            if !out.contains(f) {
-                out.push(f.clone());
-            }
-        }
+        Expr::Field(f) if !out.contains(f) => out.push(f.clone()),
         Expr::Unary(_, x) => fields_of(x, out),
         Expr::Binary(_, a, b) => {
             fields_of(a, out);

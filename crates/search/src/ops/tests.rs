@@ -162,3 +162,116 @@ fn columns_for_events_and_tables() {
     assert_eq!(columns(&rows, true), vec!["b", "a"]);
     assert_eq!(columns(&rows, false), vec!["b", "a"]);
 }
+
+/// Runs `query` (parsed by `lode_spl::parse`) over `rows`: the leading search through the
+/// matcher, the rest through the executor.
+fn query(text: &str, rows: Vec<Row>) -> (Vec<Row>, bool) {
+    let p = lode_spl::parse(text).unwrap();
+    let (first, rest) = p.commands.split_first().unwrap();
+    let Command::Search(expr) = first else {
+        panic!("no leading search")
+    };
+    let kept: Vec<Row> = rows
+        .into_iter()
+        .filter_map(|mut r| {
+            expr.as_ref()
+                .is_none_or(|e| crate::matcher::matches(e, &mut r))
+                .then_some(r)
+        })
+        .collect();
+    let mut ex = Executor::new(rest, ctx()).unwrap();
+    let t = ex.is_transforming();
+    let mut out = Vec::new();
+    for chunk in kept.chunks(100) {
+        if ex.push(chunk.to_vec(), &mut out).unwrap() == Flow::Stop {
+            break;
+        }
+    }
+    ex.finish(&mut out).unwrap();
+    (out, t)
+}
+
+fn loghub(name: &str) -> Vec<Row> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/loghub/");
+    let text = std::fs::read_to_string(format!("{path}{name}_2k.log")).unwrap();
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| {
+            let ev = lode_event::Event {
+                time: 1_700_000_000_000_000 - i as i64 * 1_000_000,
+                raw: l.to_string(),
+                host: "LabSZ".into(),
+                sourcetype: name.to_lowercase(),
+                index: "main".into(),
+                linecount: 1,
+                ..Default::default()
+            };
+            Row::from_event(ev, format!("0:{i}"))
+        })
+        .collect()
+}
+
+#[test]
+fn loghub_phrase_count_matches_naive() {
+    let rows = loghub("OpenSSH");
+    let naive = rows
+        .iter()
+        .filter(|r| r.peek("_raw").unwrap().as_str().contains("Failed password"))
+        .count();
+    let (out, t) = query("\"failed password\" | stats count", rows);
+    assert!(t);
+    assert_eq!(strs(&out, "count"), vec![naive.to_string()]);
+}
+
+#[test]
+fn loghub_kv_stats_match_naive() {
+    let rows = loghub("OpenSSH");
+    let re = regex::Regex::new(r"(?:^|[^A-Za-z0-9_.\-])user=([^ ,;]+)").unwrap();
+    let mut naive: std::collections::BTreeMap<String, u64> = Default::default();
+    for r in &rows {
+        if let Some(c) = re.captures(&r.peek("_raw").unwrap().as_str()) {
+            *naive.entry(c[1].to_string()).or_default() += 1;
+        }
+    }
+    let (out, _) = query(
+        "search rhost=* user=* | stats count by user | sort - count",
+        rows,
+    );
+    assert_eq!(out[0].peek("user").unwrap().as_str(), "root");
+    let got: u64 = strs(&out, "count")
+        .iter()
+        .map(|c| c.parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(got, naive.values().sum::<u64>());
+    assert_eq!(strs(&out, "count")[0], naive["root"].to_string());
+}
+
+#[test]
+fn loghub_rex_top_and_head() {
+    let rows = loghub("OpenSSH");
+    let (out, _) = query(
+        r#"search Failed password | rex "from (?<ip>\d+\.\d+\.\d+\.\d+) port" | top limit=2 ip"#,
+        rows.clone(),
+    );
+    assert_eq!(out.len(), 2);
+    assert_eq!(names(&out[0]), vec!["ip", "count", "percent"]);
+    let (out, t) = query("sshd | head 5 | eval n=len(_raw) | table _time, n", rows);
+    assert!(!t);
+    assert_eq!(out.len(), 5);
+    assert_eq!(columns(&out, t), vec!["_time", "n"]);
+}
+
+#[test]
+fn required_fields_of_parsed_pipelines() {
+    let p = lode_spl::parse("error | eval kb=bytes/1024 | stats avg(kb) by host").unwrap();
+    let ex = Executor::new(&p.commands[1..], ctx()).unwrap();
+    let req = ex.required_fields().unwrap();
+    assert!(req.contains(&"bytes".to_string()) && req.contains(&"host".to_string()));
+    let p = lode_spl::parse("error | eval kb=bytes/1024").unwrap();
+    assert_eq!(
+        Executor::new(&p.commands[1..], ctx())
+            .unwrap()
+            .required_fields(),
+        None
+    );
+}

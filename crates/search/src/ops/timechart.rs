@@ -255,3 +255,148 @@ impl TimechartOp {
         kept
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::tests::{ctx, names, strs};
+    use lode_spl::ast::{Agg, TimeSpan, TimeUnit};
+
+    const H: i64 = 3_600_000_000;
+    /// 2023-11-14T00:00:00Z.
+    const DAY0: i64 = 1_699_920_000_000_000;
+
+    fn spec(span: Option<TimeSpan>, aggs: Vec<Agg>, by: Option<&str>, limit: u32) -> Timechart {
+        Timechart {
+            span,
+            bins: 100,
+            aggs,
+            by: by.map(str::to_string),
+            limit,
+            useother: true,
+            usenull: true,
+        }
+    }
+
+    fn count() -> Agg {
+        Agg {
+            func: "count".into(),
+            field: None,
+            alias: None,
+        }
+    }
+
+    fn ev(t: i64, host: Option<&str>, bytes: f64) -> Row {
+        let mut r = Row::new();
+        r.set("_time", Value::Num(t as f64 / 1e6));
+        if let Some(h) = host {
+            r.set("host", Value::Str(h.into()));
+        }
+        r.set("bytes", Value::Num(bytes));
+        r
+    }
+
+    fn run(tc: Timechart, range: Option<(i64, i64)>, rows: Vec<Row>) -> Vec<Row> {
+        let mut c = ctx();
+        if let Some((lo, hi)) = range {
+            c.earliest = Some(lo);
+            c.latest = Some(hi);
+        }
+        let mut op = TimechartOp::new(tc, c, Limits::default()).unwrap();
+        let mut out = Vec::new();
+        op.push(rows, &mut out).unwrap();
+        op.finish(&mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn fixed_span_fills_the_range_with_zero() {
+        let span = Some(TimeSpan {
+            count: 1,
+            unit: TimeUnit::Hour,
+        });
+        let avg = Agg {
+            func: "avg".into(),
+            field: Some("bytes".into()),
+            alias: None,
+        };
+        let rows = vec![
+            ev(DAY0 + 10, None, 4.0),
+            ev(DAY0 + 20, None, 6.0),
+            ev(DAY0 + 2 * H + 5, None, 1.0),
+        ];
+        let out = run(
+            spec(span, vec![count(), avg], None, 10),
+            Some((DAY0, DAY0 + 4 * H)),
+            rows,
+        );
+        assert_eq!(names(&out[0]), vec!["_time", "count", "avg(bytes)"]);
+        assert_eq!(
+            strs(&out, "_time"),
+            vec!["1699920000", "1699923600", "1699927200", "1699930800"]
+        );
+        assert_eq!(strs(&out, "count"), vec!["2", "0", "1", "0"]);
+        assert_eq!(strs(&out, "avg(bytes)"), vec!["5", "", "1", ""]);
+    }
+
+    #[test]
+    fn split_by_with_limit_other_and_null() {
+        let span = Some(TimeSpan {
+            count: 1,
+            unit: TimeUnit::Hour,
+        });
+        let mut rows = Vec::new();
+        for (h, n) in [("a", 3), ("b", 2), ("c", 1)] {
+            for i in 0..n {
+                rows.push(ev(DAY0 + i, Some(h), 1.0));
+            }
+        }
+        rows.push(ev(DAY0 + H, None, 1.0));
+        let out = run(
+            spec(span, vec![count()], Some("host"), 2),
+            Some((DAY0, DAY0 + 2 * H)),
+            rows.clone(),
+        );
+        assert_eq!(names(&out[0]), vec!["_time", "a", "b", "NULL", "OTHER"]);
+        assert_eq!(strs(&out, "a"), vec!["3", "0"]);
+        assert_eq!(strs(&out, "OTHER"), vec!["1", "0"]);
+        assert_eq!(strs(&out, "NULL"), vec!["0", "1"]);
+        let mut tc = spec(span, vec![count()], Some("host"), 1);
+        tc.useother = false;
+        tc.usenull = false;
+        let out = run(tc, Some((DAY0, DAY0 + 2 * H)), rows);
+        assert_eq!(names(&out[0]), vec!["_time", "a"]);
+    }
+
+    #[test]
+    fn automatic_span_from_range_and_data() {
+        let rows = vec![ev(DAY0 + 5, None, 1.0), ev(DAY0 + 23 * H, None, 1.0)];
+        let out = run(
+            spec(None, vec![count()], None, 10),
+            Some((DAY0, DAY0 + 24 * H)),
+            rows.clone(),
+        );
+        assert_eq!(out.len(), 48);
+        assert_eq!(strs(&out, "count").iter().filter(|c| *c == "1").count(), 2);
+        let out = run(spec(None, vec![count()], None, 10), None, rows);
+        assert_eq!(out.len(), 47);
+        assert_eq!(strs(&out, "_time")[0], "1699920000");
+        let out = run(spec(None, vec![count()], None, 10), None, vec![]);
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn coarsening_keeps_counts() {
+        let rows: Vec<Row> = (0..(COARSEN_AT as i64 + 10))
+            .map(|i| ev(DAY0 + i * 1_000_000, None, 1.0))
+            .collect();
+        let n = rows.len();
+        let out = run(spec(None, vec![count()], None, 10), None, rows);
+        let total: f64 = out
+            .iter()
+            .filter_map(|r| r.peek("count").and_then(Value::to_num))
+            .sum();
+        assert_eq!(total as usize, n);
+        assert!(out.len() <= 100);
+    }
+}
