@@ -74,7 +74,9 @@ impl Zone {
                 match tz.from_local_datetime(&naive) {
                     LocalResult::Single(dt) | LocalResult::Ambiguous(dt, _) => dt.timestamp(),
                     LocalResult::None => {
-                        let before: NaiveDateTime = naive - chrono::Duration::hours(3);
+                        let before: NaiveDateTime = naive
+                            .checked_sub_signed(chrono::Duration::hours(3))
+                            .unwrap_or(naive);
                         let off = tz.offset_from_utc_datetime(&before).fix().local_minus_utc();
                         local_secs - i64::from(off)
                     }

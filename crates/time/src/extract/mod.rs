@@ -188,8 +188,10 @@ impl Extractor {
         {
             return None;
         }
-        let lo = now - i64::from(self.cfg.max_days_ago) * MICROS_PER_DAY;
-        let hi = now + i64::from(self.cfg.max_days_hence) * MICROS_PER_DAY;
+        let lo =
+            now.saturating_sub(i64::from(self.cfg.max_days_ago).saturating_mul(MICROS_PER_DAY));
+        let hi =
+            now.saturating_add(i64::from(self.cfg.max_days_hence).saturating_mul(MICROS_PER_DAY));
         (lo..=hi).contains(&time).then_some(Found {
             time,
             start: at,

@@ -63,7 +63,10 @@ pub fn strftime_into(t: Micros, fmt: &str, tz: Zone, out: &mut String) {
             match f {
                 '-' => pad = false,
                 ':' => colon = true,
-                '0'..='9' => width = Some(width.unwrap_or(0) * 10 + f.to_digit(10).unwrap_or(0)),
+                '0'..='9' => {
+                    let w = width.unwrap_or(0).saturating_mul(10);
+                    width = Some(w.saturating_add(f.to_digit(10).unwrap_or(0)));
+                }
                 _ => break,
             }
             chars.next();

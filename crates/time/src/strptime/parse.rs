@@ -322,7 +322,11 @@ fn resolve(f: &Fields, tz: Zone, reference: Micros) -> Option<Micros> {
         (None, Some(z)) => z,
         (None, None) => tz,
     };
-    let to_utc = |local: i64| zone.local_to_utc(local) * MICROS_PER_SEC + i64::from(f.micros);
+    let to_utc = |local: i64| {
+        zone.local_to_utc(local)
+            .checked_mul(MICROS_PER_SEC)?
+            .checked_add(i64::from(f.micros))
+    };
     let ref_secs = reference.div_euclid(MICROS_PER_SEC);
     let (ref_y, ref_m, ref_d) = civil_from_days(zone.utc_to_local(ref_secs).div_euclid(86_400));
     match (f.year, f.month, f.day, f.yday) {
@@ -331,19 +335,17 @@ fn resolve(f: &Fields, tz: Zone, reference: Micros) -> Option<Micros> {
             if yd == 0 || yd > len {
                 return None;
             }
-            Some(to_utc(
-                (days_from_civil(y, 1, 1) + i64::from(yd) - 1) * 86_400 + sod,
-            ))
+            to_utc((days_from_civil(y, 1, 1) + i64::from(yd) - 1) * 86_400 + sod)
         }
-        (Some(y), m, d, _) => Some(to_utc(local_secs(y, m.unwrap_or(1), d.unwrap_or(1), sod)?)),
-        (None, None, None, _) => Some(to_utc(local_secs(ref_y, ref_m, ref_d, sod)?)),
+        (Some(y), m, d, _) => to_utc(local_secs(y, m.unwrap_or(1), d.unwrap_or(1), sod)?),
+        (None, None, None, _) => to_utc(local_secs(ref_y, ref_m, ref_d, sod)?),
         (None, m, d, _) => {
             // Year inference: newest year whose result is not more than 2 days after `reference`.
             let m = m.unwrap_or(ref_m);
             let d = d.unwrap_or(1);
-            let limit = reference + 2 * crate::MICROS_PER_DAY;
+            let limit = reference.saturating_add(2 * crate::MICROS_PER_DAY);
             (0..10).find_map(|back| {
-                let t = to_utc(local_secs(ref_y + 1 - back, m, d, sod)?);
+                let t = to_utc(local_secs(ref_y + 1 - back, m, d, sod)?)?;
                 (t <= limit).then_some(t)
             })
         }
