@@ -212,5 +212,4 @@ fn snap(t: Micros, u: Unit, tz: Zone) -> Option<Micros> {
 }
 
 #[cfg(test)]
-#[path = "relative_tests.rs"]
 mod tests;
