@@ -13,4 +13,11 @@ pub enum SearchError {
     /// once the store crate exposes it).
     #[error("index read failed: {0}")]
     Io(String),
+    /// The store failed while reading an index (I/O with the path; corrupt buckets are skipped
+    /// with a warning instead).
+    #[error("index read failed: {0}")]
+    Store(#[from] lode_store::StoreError),
+    /// The search text does not parse; `render(text)` shows the caret.
+    #[error("{0}")]
+    Parse(#[from] lode_spl::ParseError),
 }

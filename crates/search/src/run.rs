@@ -1,1 +1,139 @@
-//! (being written)
+//! Running a search end to end: parse → plan → scan → executor → emitted rows.
+//!
+//! This is what the CLI and the server call. [`run`] parses the text (parse errors surface as
+//! [`SearchError::Parse`] so callers can render the caret), plans it ([`crate::plan`]), builds the
+//! [`Executor`] for the commands after the leading search clause, and drives the scan
+//! ([`crate::scan`]) that feeds it. Event searches stream newest first; the caller's `emit` gets
+//! every batch of final rows as soon as it is final.
+
+use std::path::Path;
+
+use lode_event::Micros;
+use lode_time::Zone;
+
+use crate::ops::{ExecContext, Executor};
+use crate::plan::{self, explain, order, PlanOptions};
+use crate::row::Row;
+use crate::scan::{self, ScanCtx};
+use crate::SearchError;
+
+/// A search to run.
+#[derive(Debug, Clone)]
+pub struct SearchRequest {
+    /// The SPL text.
+    pub query: String,
+    /// Request `earliest` time modifier as written (`-24h@h`, epoch seconds, …); `None` = all time.
+    pub earliest: Option<String>,
+    /// Request `latest` time modifier as written; `None` = no upper bound.
+    pub latest: Option<String>,
+    /// Search start time, µs since the epoch (`now()` and relative modifiers).
+    pub now: Micros,
+    /// The user's time zone (snapping relative modifiers, timechart buckets).
+    pub tz: Zone,
+    /// Whether to record the plan and each bucket's access path in [`SearchStats::explain`].
+    pub explain: bool,
+    /// Naive twin: no index use — term query `All`, no time pruning, no bloom, every event of
+    /// every bucket of the selected indexes goes through the time check and the matcher.
+    pub force_scan: bool,
+}
+
+/// What a search did (counts are over the whole search).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SearchStats {
+    /// Buckets in the selected indexes.
+    pub buckets_total: u64,
+    /// Buckets skipped by time range (directory name or metadata).
+    pub buckets_pruned_time: u64,
+    /// Buckets skipped because their bloom filter rules out a required term.
+    pub buckets_skipped_bloom: u64,
+    /// Buckets whose candidate events were read.
+    pub buckets_read: u64,
+    /// Buckets skipped as corrupt (see `warnings`).
+    pub buckets_corrupt: u64,
+    /// Events selected by the term query and the time range (before verification).
+    pub events_candidate: u64,
+    /// Events read from buckets and checked by the matcher.
+    pub events_scanned: u64,
+    /// Events that satisfied the search clause.
+    pub events_matched: u64,
+    /// Rows emitted to the caller.
+    pub rows_out: u64,
+    /// Whether the pipeline has a transforming command.
+    pub transforming: bool,
+    /// The plan and each bucket's access path (filled when `explain` was asked; warnings always).
+    pub explain: Vec<String>,
+    /// Problems that did not fail the search (corrupt buckets skipped).
+    pub warnings: Vec<String>,
+}
+
+/// Parses, plans and runs a search over the indexes under `index_root` (=
+/// `$LODE_HOME/var/lib/lode`). Calls `emit` with batches of result rows as they are final (event
+/// searches stream newest first). Returns stats.
+pub fn run(
+    index_root: &Path,
+    req: &SearchRequest,
+    emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
+) -> Result<SearchStats, SearchError> {
+    let pipeline = lode_spl::parse(&req.query)?;
+    let available = plan::index::list_indexes(index_root)?;
+    let opts = PlanOptions {
+        earliest: req.earliest.as_deref(),
+        latest: req.latest.as_deref(),
+        now: req.now,
+        tz: req.tz,
+        force_scan: req.force_scan,
+    };
+    let plan = plan::plan(pipeline, &opts, &available)?;
+    let ctx = ExecContext {
+        now: req.now,
+        earliest: plan.range.earliest,
+        latest: plan.range.latest,
+        tz: req.tz,
+    };
+    let exec = Executor::new(&plan.rest, ctx)?;
+    let mut stats = SearchStats {
+        transforming: exec.is_transforming(),
+        ..SearchStats::default()
+    };
+    let time_ordered = order::needs_time_order(&plan.rest, stats.transforming);
+    if req.explain {
+        stats
+            .explain
+            .push(format!("indexes: {}", plan.indexes.join(", ")));
+        stats.explain.push(format!(
+            "time range: {}",
+            explain::describe_range(&plan.range)
+        ));
+        stats
+            .explain
+            .push(format!("term query: {}", explain::describe(&plan.query)));
+        let required: Vec<String> = plan
+            .required
+            .iter()
+            .map(|t| String::from_utf8_lossy(t).into_owned())
+            .collect();
+        stats
+            .explain
+            .push(format!("required terms (bloom): {}", required.join(", ")));
+        stats.explain.push(
+            if time_ordered {
+                "order: newest first (k-way merge by time)"
+            } else {
+                "order: batch"
+            }
+            .to_string(),
+        );
+    }
+    let sctx = ScanCtx {
+        root: index_root,
+        clause: plan.clause.as_ref(),
+        query: &plan.query,
+        required: &plan.required,
+        range: plan.range,
+        explain: req.explain,
+        force_scan: req.force_scan,
+        time_ordered,
+    };
+    scan::scan(&sctx, &plan.indexes, exec, emit, &mut stats)?;
+    Ok(stats)
+}

@@ -1,1 +1,183 @@
-//! (being written)
+//! Planning: from a parsed pipeline to what the scan needs — which indexes, which time range,
+//! which term query (a superset of the matching events), which terms a bucket must contain, and
+//! the commands left for the executor.
+//!
+//! Stages, each in its own module: [`lower`] (search clause → [`TermQuery`]), [`index`] (index
+//! selection), [`time`] (time range), [`order`] (time-ordered or batch reading), [`explain`]
+//! (rendering for `explain`).
+
+pub mod explain;
+pub mod index;
+pub mod lower;
+pub mod order;
+pub mod terms;
+pub mod time;
+
+use lode_event::Micros;
+use lode_spl::ast::{Command, Pipeline, SearchExpr};
+use lode_store::TermQuery;
+use lode_time::Zone;
+
+use crate::SearchError;
+use time::TimeRange;
+
+/// What the planner needs besides the pipeline.
+#[derive(Debug, Clone, Copy)]
+pub struct PlanOptions<'a> {
+    /// Request `earliest` modifier as written.
+    pub earliest: Option<&'a str>,
+    /// Request `latest` modifier as written.
+    pub latest: Option<&'a str>,
+    /// Search start time (µs), the reference of relative modifiers.
+    pub now: Micros,
+    /// Zone for snapping relative modifiers.
+    pub tz: Zone,
+    /// Naive twin: no index use (term query `All`, no required terms).
+    pub force_scan: bool,
+}
+
+/// A planned search.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The leading search clause, verified per event by the matcher (`None`: every event).
+    pub clause: Option<SearchExpr>,
+    /// The commands after the leading clause, run by the executor.
+    pub rest: Vec<Command>,
+    /// Indexes to read, sorted by name.
+    pub indexes: Vec<String>,
+    /// Time range of `_time`.
+    pub range: TimeRange,
+    /// Candidate events (a superset of the matches).
+    pub query: TermQuery,
+    /// Terms every match contains (for bloom checks).
+    pub required: Vec<Vec<u8>>,
+}
+
+/// Plans `pipeline` over the indexes named in `available`.
+pub fn plan(
+    pipeline: Pipeline,
+    opts: &PlanOptions<'_>,
+    available: &[String],
+) -> Result<Plan, SearchError> {
+    let mut commands = pipeline.commands;
+    let clause =
+        match commands.first() {
+            Some(Command::Search(_)) => match commands.remove(0) {
+                Command::Search(expr) => expr,
+                _ => None,
+            },
+            Some(_) => return Err(SearchError::User(
+                "a search must start with a search clause (generating commands are not supported)"
+                    .into(),
+            )),
+            None => None,
+        };
+    let range = time::resolve_range(
+        opts.earliest,
+        opts.latest,
+        clause.as_ref(),
+        opts.now,
+        opts.tz,
+    )?;
+    let indexes = index::select(&index::index_groups(clause.as_ref()), available);
+    let query = if opts.force_scan {
+        TermQuery::All
+    } else {
+        lower::lower(clause.as_ref()).query
+    };
+    let mut required = Vec::new();
+    lower::required_terms(&query, &mut required);
+    Ok(Plan {
+        clause,
+        rest: commands,
+        indexes,
+        range,
+        query,
+        required,
+    })
+}
+
+/// The conjuncts of a clause's top-level AND (nested ANDs flattened; a non-AND clause is its own
+/// single conjunct). Iterative: no recursion on user input.
+pub fn conjuncts(clause: Option<&SearchExpr>) -> Vec<&SearchExpr> {
+    let mut out = Vec::new();
+    let mut stack: Vec<&SearchExpr> = clause.into_iter().collect();
+    while let Some(e) = stack.pop() {
+        match e {
+            SearchExpr::And(items) => stack.extend(items.iter().rev()),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lode_spl::ast::{CmpOp, Term};
+
+    fn word(s: &str) -> SearchExpr {
+        SearchExpr::Term(Term {
+            text: s.into(),
+            quoted: false,
+            whole: false,
+        })
+    }
+
+    fn opts(force_scan: bool) -> PlanOptions<'static> {
+        PlanOptions {
+            earliest: None,
+            latest: None,
+            now: 0,
+            tz: Zone::Utc,
+            force_scan,
+        }
+    }
+
+    #[test]
+    fn conjuncts_flatten_nested_and_in_order() {
+        let e = SearchExpr::And(vec![word("a"), SearchExpr::And(vec![word("b"), word("c")])]);
+        assert_eq!(
+            conjuncts(Some(&e)),
+            vec![&word("a"), &word("b"), &word("c")]
+        );
+        assert_eq!(conjuncts(Some(&word("x"))), vec![&word("x")]);
+    }
+
+    #[test]
+    fn plan_splits_clause_and_rest() {
+        let clause = SearchExpr::And(vec![
+            word("error"),
+            SearchExpr::Compare {
+                field: "index".into(),
+                op: CmpOp::Eq,
+                value: "web".into(),
+                quoted: false,
+            },
+        ]);
+        let p = Pipeline {
+            commands: vec![Command::Search(Some(clause)), Command::Head(3)],
+        };
+        let available = vec!["main".to_string(), "web".to_string()];
+        let planned = plan(p.clone(), &opts(false), &available).unwrap();
+        assert_eq!(planned.indexes, vec!["web".to_string()]);
+        assert_eq!(planned.query, TermQuery::Term(b"error".to_vec()));
+        assert_eq!(planned.required, vec![b"error".to_vec()]);
+        assert_eq!(planned.rest, vec![Command::Head(3)]);
+
+        let naive = plan(p, &opts(true), &available).unwrap();
+        assert_eq!(naive.query, TermQuery::All);
+        assert!(naive.required.is_empty());
+    }
+
+    #[test]
+    fn generating_commands_are_rejected() {
+        let p = Pipeline {
+            commands: vec![Command::Head(3)],
+        };
+        assert!(matches!(
+            plan(p, &opts(false), &[]),
+            Err(SearchError::User(_))
+        ));
+    }
+}

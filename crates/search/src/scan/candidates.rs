@@ -1,0 +1,122 @@
+//! Per bucket: open it and choose the events worth reading (time, bloom, postings, time column).
+
+use lode_store::{open_bucket, BucketRead, StoreError, TermQuery};
+
+use super::source::BucketRef;
+use super::{is_corrupt, warn_corrupt, ScanCtx};
+use crate::run::SearchStats;
+use crate::SearchError;
+
+/// An opened bucket and its candidate event numbers (ascending).
+pub struct Opened {
+    /// The bucket reader.
+    pub bucket: Box<dyn BucketRead + Send + Sync>,
+    /// Event numbers selected by the term query and the time range, ascending, never empty.
+    pub ids: Vec<u32>,
+}
+
+/// Opens `b` and selects its candidates, recording the path taken. `Ok(None)`: nothing to read
+/// (pruned by time, bloom skip, no candidate, or corrupt — skipped with a warning).
+pub fn open_candidates(
+    ctx: &ScanCtx<'_>,
+    b: &BucketRef,
+    stats: &mut SearchStats,
+) -> Result<Option<Opened>, SearchError> {
+    if !ctx
+        .range
+        .overlaps_secs(b.info.min_time_secs, b.info.max_time_secs)
+    {
+        stats.buckets_pruned_time += 1;
+        ctx.note(stats, || {
+            format!("{}: pruned by time (directory name)", b.label)
+        });
+        return Ok(None);
+    }
+    let bucket = match open_bucket(&b.info) {
+        Ok(r) => r,
+        Err(e) if is_corrupt(&e) => {
+            warn_corrupt(stats, &b.label, &e);
+            return Ok(None);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    match select(ctx, b, bucket.as_ref(), stats) {
+        Ok(Some(ids)) => Ok(Some(Opened { bucket, ids })),
+        Ok(None) => Ok(None),
+        Err(e) if is_corrupt(&e) => {
+            warn_corrupt(stats, &b.label, &e);
+            Ok(None)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The fast path of one opened bucket: metadata time prune → bloom → postings or full scan →
+/// time column filter.
+fn select(
+    ctx: &ScanCtx<'_>,
+    b: &BucketRef,
+    bucket: &dyn BucketRead,
+    stats: &mut SearchStats,
+) -> Result<Option<Vec<u32>>, StoreError> {
+    let meta = bucket.meta();
+    let count = u32::try_from(meta.event_count)
+        .map_err(|_| StoreError::corrupt(&b.info.path, "event count beyond u32"))?;
+    if count == 0 {
+        ctx.note(stats, || format!("{}: empty", b.label));
+        return Ok(None);
+    }
+    if !ctx.range.overlaps(meta.min_time, meta.max_time) {
+        stats.buckets_pruned_time += 1;
+        ctx.note(stats, || format!("{}: pruned by time (metadata)", b.label));
+        return Ok(None);
+    }
+    if let Some(t) = ctx.required.iter().find(|t| !bucket.may_contain(t)) {
+        stats.buckets_skipped_bloom += 1;
+        ctx.note(stats, || {
+            format!(
+                "{}: bloom skip (no '{}')",
+                b.label,
+                String::from_utf8_lossy(t)
+            )
+        });
+        return Ok(None);
+    }
+    let times = bucket.times();
+    if times.len() != count as usize {
+        return Err(StoreError::corrupt(
+            &b.info.path,
+            "time column length differs from event count",
+        ));
+    }
+    let covered = ctx.range.covers(meta.min_time, meta.max_time);
+    let in_range = |n: u32| {
+        covered
+            || times
+                .get(n as usize)
+                .is_some_and(|&t| ctx.range.contains(t))
+    };
+    let ids: Vec<u32> = match ctx.query {
+        TermQuery::All => (0..count).filter(|&n| in_range(n)).collect(),
+        q => bucket
+            .eval(q)?
+            .iter()
+            .filter(|&n| n < count && in_range(n))
+            .collect(),
+    };
+    stats.events_candidate += ids.len() as u64;
+    ctx.note(stats, || match ctx.query {
+        TermQuery::All => format!(
+            "{}: full scan because the search clause has no indexable term ({} of {} events in time range)",
+            b.label,
+            ids.len(),
+            count
+        ),
+        _ => format!("{}: index postings ({} candidates of {} events)", b.label, ids.len(), count),
+    });
+    if ids.is_empty() {
+        return Ok(None);
+    }
+    stats.buckets_read += 1;
+    Ok(Some(ids))
+}

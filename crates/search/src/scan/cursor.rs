@@ -1,0 +1,111 @@
+//! Reading a bucket's candidate events in chunks, as verified rows.
+
+use lode_event::Event;
+use lode_spl::ast::SearchExpr;
+use lode_store::{BucketRead, EventView, StoreError};
+
+use super::candidates::Opened;
+use super::source::{BucketRef, Key};
+use crate::matcher;
+use crate::row::Row;
+use crate::run::SearchStats;
+
+/// First chunk of candidates read at once: small, so `head 10` reads little.
+const FIRST_CHUNK: usize = 64;
+/// Largest chunk: amortises slice decompression without holding many rows.
+const MAX_CHUNK: usize = 1024;
+
+/// The candidates of one bucket, consumed chunk by chunk in the scan's order.
+pub struct Cursor {
+    bucket: Box<dyn BucketRead + Send + Sync>,
+    /// The bucket this reads.
+    pub src: BucketRef,
+    /// Candidate event numbers in reading order (newest first when time-ordered, else ascending).
+    ids: Vec<u32>,
+    /// Next position in `ids`.
+    pos: usize,
+    /// Candidates in the next chunk (doubles up to [`MAX_CHUNK`]).
+    chunk: usize,
+    /// Whether `ids` are newest first.
+    time_ordered: bool,
+    /// The current chunk's ids in ascending order (reused buffer).
+    sorted: Vec<u32>,
+}
+
+impl Cursor {
+    /// A cursor over `opened`'s candidates; when `time_ordered`, newest first (ties: higher event
+    /// number first, as [`Key`] orders them).
+    pub fn new(src: BucketRef, opened: Opened, time_ordered: bool) -> Cursor {
+        let Opened { bucket, mut ids } = opened;
+        if time_ordered {
+            let times = bucket.times();
+            let time = |n: u32| times.get(n as usize).copied().unwrap_or(i64::MIN);
+            ids.sort_unstable_by_key(|&n| std::cmp::Reverse((time(n), n)));
+        }
+        Cursor {
+            bucket,
+            src,
+            ids,
+            pos: 0,
+            chunk: FIRST_CHUNK,
+            time_ordered,
+            sorted: Vec::new(),
+        }
+    }
+
+    /// Whether every candidate has been read.
+    pub fn is_done(&self) -> bool {
+        self.pos >= self.ids.len()
+    }
+
+    /// Reads the next chunk of candidates, appending the rows that satisfy `clause` to `out` with
+    /// their keys, in the cursor's order.
+    pub fn read_chunk(
+        &mut self,
+        clause: Option<&SearchExpr>,
+        out: &mut Vec<(Key, Row)>,
+        stats: &mut SearchStats,
+    ) -> Result<(), StoreError> {
+        let end = (self.pos + self.chunk).min(self.ids.len());
+        self.sorted.clear();
+        self.sorted.extend_from_slice(&self.ids[self.pos..end]);
+        self.pos = end;
+        self.chunk = (self.chunk * 2).min(MAX_CHUNK);
+        if self.time_ordered {
+            self.sorted.sort_unstable();
+        }
+        let start = out.len();
+        let src = &self.src;
+        self.bucket
+            .read_events(&mut self.sorted.iter().copied(), &mut |v| {
+                stats.events_scanned += 1;
+                let key = Key::new(src, v.time, v.num);
+                let mut row = to_row(&v, &src.index, src.info.id);
+                if clause.is_none_or(|c| matcher::matches(c, &mut row)) {
+                    stats.events_matched += 1;
+                    out.push((key, row));
+                }
+                true
+            })?;
+        if self.time_ordered {
+            out[start..].sort_unstable_by_key(|r| std::cmp::Reverse(r.0));
+        }
+        Ok(())
+    }
+}
+
+/// The result row of a stored event (`_cd` = `<bucket id>:<event number>`).
+pub fn to_row(v: &EventView<'_>, index: &str, bucket_id: u64) -> Row {
+    let ev = Event {
+        time: v.time,
+        index_time: v.index_time,
+        raw: v.raw.to_owned(),
+        host: v.host.to_owned(),
+        source: v.source.to_owned(),
+        sourcetype: v.sourcetype.to_owned(),
+        index: index.to_owned(),
+        linecount: v.linecount,
+        fields: v.fields.to_vec(),
+    };
+    Row::from_event(ev, format!("{bucket_id}:{}", v.num))
+}

@@ -1,0 +1,126 @@
+//! The buckets of the selected indexes, from directory names only, and the total order of events.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use lode_store::{BucketInfo, StoreError};
+
+use crate::SearchError;
+
+const MICROS_PER_SEC: i64 = 1_000_000;
+
+/// One bucket to scan.
+#[derive(Debug, Clone)]
+pub struct BucketRef {
+    /// Name of the index it belongs to.
+    pub index: Arc<str>,
+    /// Position of the index in the sorted selection (0 = first): breaks time ties.
+    pub index_pos: u32,
+    /// Where it is and its time range from its name.
+    pub info: BucketInfo,
+    /// `<index>/<directory name>`, for explain and warnings.
+    pub label: String,
+}
+
+impl BucketRef {
+    /// Upper bound of its events' `_time` in µs, from the directory name (inclusive; saturating
+    /// for hot buckets, whose name carries no time).
+    pub fn max_time_bound(&self) -> i64 {
+        self.info
+            .max_time_secs
+            .saturating_add(1)
+            .saturating_mul(MICROS_PER_SEC)
+    }
+}
+
+/// Position of an event in the newest-first order of an event search: `_time` descending, then
+/// the earlier index in the selection, then the later bucket id, then the later event number.
+/// Sorting keys DESCENDING gives the output order; every event has a distinct key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Key {
+    /// `_time`, µs.
+    pub time: i64,
+    /// `u32::MAX - index_pos`: earlier indexes sort as newer on ties.
+    pub index_rank: u32,
+    /// Bucket id.
+    pub bucket: u64,
+    /// Event number in the bucket.
+    pub num: u32,
+}
+
+impl Key {
+    /// The key of event `num` at `time` in bucket `b`.
+    pub fn new(b: &BucketRef, time: i64, num: u32) -> Key {
+        Key {
+            time,
+            index_rank: u32::MAX - b.index_pos,
+            bucket: b.info.id,
+            num,
+        }
+    }
+}
+
+/// Lists the buckets of `indexes` (in that order; each index's buckets by id). An index that
+/// vanished since it was listed has no buckets.
+pub fn list(root: &Path, indexes: &[String]) -> Result<Vec<BucketRef>, SearchError> {
+    let mut out = Vec::new();
+    for (pos, name) in indexes.iter().enumerate() {
+        let index: Arc<str> = Arc::from(name.as_str());
+        let infos = match lode_store::list_buckets(&root.join(name)) {
+            Ok(v) => v,
+            Err(StoreError::UnknownIndex(_)) => continue,
+            Err(e) => return Err(e.into()),
+        };
+        for info in infos {
+            let dir = info
+                .path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned());
+            let label = format!("{name}/{}", dir.unwrap_or_default());
+            out.push(BucketRef {
+                index: index.clone(),
+                index_pos: pos as u32,
+                info,
+                label,
+            });
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lode_store::BucketKind;
+
+    fn bref(pos: u32, id: u64, max_secs: i64) -> BucketRef {
+        BucketRef {
+            index: Arc::from("main"),
+            index_pos: pos,
+            info: BucketInfo {
+                path: "x".into(),
+                id,
+                kind: BucketKind::Warm,
+                min_time_secs: 0,
+                max_time_secs: max_secs,
+            },
+            label: "main/x".into(),
+        }
+    }
+
+    #[test]
+    fn keys_order_time_then_index_then_bucket_then_event() {
+        let a = bref(0, 1, 10);
+        let b = bref(1, 9, 10);
+        assert!(Key::new(&a, 5, 0) > Key::new(&a, 4, 9));
+        assert!(Key::new(&a, 5, 0) > Key::new(&b, 5, 0));
+        assert!(Key::new(&bref(0, 2, 1), 5, 0) > Key::new(&a, 5, 7));
+        assert!(Key::new(&a, 5, 8) > Key::new(&a, 5, 7));
+    }
+
+    #[test]
+    fn hot_bound_saturates() {
+        assert_eq!(bref(0, 1, i64::MAX).max_time_bound(), i64::MAX);
+        assert_eq!(bref(0, 1, 10).max_time_bound(), 11 * MICROS_PER_SEC);
+    }
+}
