@@ -41,3 +41,41 @@ mod tests {
         assert!(!is_json("x=1", "syslog"));
     }
 }
+
+#[cfg(test)]
+mod throughput {
+    /// Prints the extraction rate over every loghub sample (a figure for the report; nothing is
+    /// asserted about speed). Run with `cargo test -p lode-search --release -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn kv_extraction_rate() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/loghub/");
+        let mut lines = Vec::new();
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            if e.path().extension().is_some_and(|x| x == "log") {
+                let text = std::fs::read_to_string(e.path()).unwrap();
+                lines.extend(text.lines().map(str::to_string));
+            }
+        }
+        let bytes: usize = lines.iter().map(String::len).sum();
+        let mut out = Vec::new();
+        let start = std::time::Instant::now();
+        let rounds = 20;
+        let mut pairs = 0;
+        for _ in 0..rounds {
+            for l in &lines {
+                out.clear();
+                super::extract(l, "x", &mut out);
+                pairs += out.len();
+            }
+        }
+        let secs = start.elapsed().as_secs_f64();
+        println!(
+            "kv+punct-free extraction: {} lines, {:.1} MB/s, {:.2} M events/s, {} pairs",
+            lines.len(),
+            (bytes * rounds) as f64 / secs / 1e6,
+            (lines.len() * rounds) as f64 / secs / 1e6,
+            pairs / rounds
+        );
+    }
+}

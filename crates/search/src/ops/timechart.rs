@@ -94,7 +94,13 @@ impl TimechartOp {
             .keys()
             .map(|k| self.span.next(k.0, self.ctx.tz))
             .max();
-        let hi = self.ctx.latest.or(data_hi)?;
+        // A range open at the end runs to now (Splunk's default `latest`).
+        let open_end = self
+            .ctx
+            .earliest
+            .filter(|&e| e > 0)
+            .map(|_| data_hi.unwrap_or(0).max(self.ctx.now));
+        let hi = self.ctx.latest.or(open_end).or(data_hi)?;
         Some((lo, hi.max(lo + 1)))
     }
 }
