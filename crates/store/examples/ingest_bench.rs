@@ -79,7 +79,10 @@ fn main() -> anyhow::Result<()> {
         stored as f64 * 100.0 / raw_bytes as f64
     );
     for (f, n) in per_file {
-        println!("  {f:<14} {n:>12}  {:5.1} %", n as f64 * 100.0 / raw_bytes as f64);
+        println!(
+            "  {f:<14} {n:>12}  {:5.1} %",
+            n as f64 * 100.0 / raw_bytes as f64
+        );
     }
     Ok(())
 }

@@ -1,13 +1,16 @@
 //! Per-event columns and the host/source/sourcetype dictionaries. See docs/format/columns.md.
 //!
-//! Body: `n u64`, then fixed-width little-endian arrays of `n` entries each: `time i64`,
-//! `index_time i64`, `slice u32`, `offset u32`, `raw_len u32`, `host u32`, `source u32`,
-//! `sourcetype u32`, `linecount u32`; then `field_start u64[n + 1]`, `field_blob_len u64`,
-//! `field_blob`; then three dictionaries (`count varint | str*`: hosts, sources, sourcetypes).
+//! Body: `inner_len u64 | zstd frame of inner`. `inner` is `n varint`, then column after column
+//! of `n` varints each: `time` and `index_time` as zigzag deltas from the previous event,
+//! `slice` as a delta, `raw_len`, `host`, `source`, `sourcetype`, `linecount`, the byte length
+//! of each event's fields; then the field blob; then three dictionaries (`count varint | str*`:
+//! hosts, sources, sourcetypes). Offsets within slices are not stored: events fill slices in
+//! order, so an event starts where the previous one of its slice ended.
 
 use std::path::Path;
 
-use crate::codec::{put_str, put_varint, DecodeError, Reader};
+use crate::codec::{put_ivarint, put_str, put_varint, DecodeError, Reader};
+use crate::consts::{MAX_LOADED_FILE, ZSTD_LEVEL};
 use crate::error::StoreError;
 
 /// Columns of a bucket, indexed by event number.
@@ -82,85 +85,120 @@ impl Columns {
         Ok(())
     }
 
-    /// Serialises the body.
-    pub fn encode(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&(self.len() as u64).to_le_bytes());
+    /// Serialises the body: `inner_len u64 | zstd(inner)` (see the module docs for `inner`).
+    pub fn encode(&self, out: &mut Vec<u8>) -> std::io::Result<()> {
+        let mut inner = Vec::with_capacity(self.len() * 12 + self.field_blob.len() + 64);
+        put_varint(&mut inner, self.len() as u64);
         for v in [&self.times, &self.index_times] {
-            v.iter()
-                .for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+            let mut prev = 0i64;
+            for &x in v.iter() {
+                put_ivarint(&mut inner, x.wrapping_sub(prev));
+                prev = x;
+            }
+        }
+        let mut prev = 0u32;
+        for &s in &self.slice {
+            put_varint(&mut inner, s.wrapping_sub(prev) as u64);
+            prev = s;
         }
         for v in [
-            &self.slice,
-            &self.offset,
             &self.raw_len,
             &self.host,
             &self.source,
             &self.sourcetype,
             &self.linecount,
         ] {
-            v.iter()
-                .for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+            v.iter().for_each(|&x| put_varint(&mut inner, x as u64));
         }
-        self.field_start
-            .iter()
-            .for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
-        out.extend_from_slice(&(self.field_blob.len() as u64).to_le_bytes());
-        out.extend_from_slice(&self.field_blob);
+        for w in self.field_start.windows(2) {
+            put_varint(&mut inner, w[1] - w[0]);
+        }
+        inner.extend_from_slice(&self.field_blob);
         for d in [&self.hosts, &self.sources, &self.sourcetypes] {
-            put_varint(out, d.len() as u64);
-            d.iter().for_each(|s| put_str(out, s));
+            put_varint(&mut inner, d.len() as u64);
+            d.iter().for_each(|s| put_str(&mut inner, s));
         }
+        out.extend_from_slice(&(inner.len() as u64).to_le_bytes());
+        out.extend_from_slice(&zstd::bulk::compress(&inner, ZSTD_LEVEL)?);
+        Ok(())
     }
 
     /// Parses and validates a body (dictionary ids in range, field offsets monotone).
     pub fn decode(path: &Path, body: &[u8]) -> Result<Columns, StoreError> {
-        Self::decode_inner(body).map_err(|r| StoreError::corrupt(path, r))
+        let bad = |r: String| StoreError::corrupt(path, r);
+        if body.len() < 8 {
+            return Err(bad("columns body too short".into()));
+        }
+        let ulen = u64::from_le_bytes(body[..8].try_into().expect("8"));
+        // zstd cannot expand more than ~2^17 times; a larger claim is damage, not data.
+        if ulen > MAX_LOADED_FILE || ulen > (body.len() as u64).saturating_mul(1 << 17) {
+            return Err(bad(format!("implausible uncompressed length {ulen}")));
+        }
+        let inner = zstd::bulk::decompress(&body[8..], ulen as usize)
+            .map_err(|e| bad(format!("columns do not decompress: {e}")))?;
+        if inner.len() as u64 != ulen {
+            return Err(bad("columns decompress to the wrong length".into()));
+        }
+        Self::decode_inner(&inner).map_err(|r| bad(r.to_string()))
     }
 
     fn decode_inner(body: &[u8]) -> Result<Columns, DecodeError> {
         let mut r = Reader::new(body);
-        let n = r.u64()?;
-        // 8 + 8 + 7 * 4 + 8 bytes per event at least: reject counts the body cannot hold.
-        if n.checked_mul(52).is_none_or(|b| b > body.len() as u64) {
+        let n = r.varint()?;
+        // Every event takes at least 10 bytes (one per varint column).
+        if n.checked_mul(10).is_none_or(|b| b > body.len() as u64) {
             return Err("event count larger than the file");
         }
         let n = n as usize;
-        let i64s = |r: &mut Reader| -> Result<Vec<i64>, DecodeError> {
-            Ok(r.bytes(n * 8)?
-                .chunks_exact(8)
-                .map(|c| i64::from_le_bytes(c.try_into().expect("8")))
-                .collect())
+        let deltas = |r: &mut Reader| -> Result<Vec<i64>, DecodeError> {
+            let mut prev = 0i64;
+            (0..n)
+                .map(|_| {
+                    prev = prev.wrapping_add(r.ivarint()?);
+                    Ok(prev)
+                })
+                .collect()
         };
         let u32s = |r: &mut Reader| -> Result<Vec<u32>, DecodeError> {
-            Ok(r.bytes(n * 4)?
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes(c.try_into().expect("4")))
-                .collect())
+            (0..n)
+                .map(|_| u32::try_from(r.varint()?).map_err(|_| "value exceeds u32"))
+                .collect()
         };
-        let times = i64s(&mut r)?;
-        let index_times = i64s(&mut r)?;
-        let slice = u32s(&mut r)?;
-        let offset = u32s(&mut r)?;
+        let times = deltas(&mut r)?;
+        let index_times = deltas(&mut r)?;
+        let mut prev = 0u32;
+        let mut slice = Vec::with_capacity(n);
+        for _ in 0..n {
+            let d = u32::try_from(r.varint()?).map_err(|_| "slice delta exceeds u32")?;
+            prev = prev.checked_add(d).ok_or("slice number overflow")?;
+            slice.push(prev);
+        }
         let raw_len = u32s(&mut r)?;
         let host = u32s(&mut r)?;
         let source = u32s(&mut r)?;
         let sourcetype = u32s(&mut r)?;
         let linecount = u32s(&mut r)?;
-        let field_start: Vec<u64> = r
-            .bytes((n + 1) * 8)?
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().expect("8")))
-            .collect();
-        let blob_len = r.u64()?;
-        let field_blob = r
-            .bytes(usize::try_from(blob_len).map_err(|_| "field blob too long")?)?
-            .to_vec();
-        if field_start[0] != 0
-            || field_start.windows(2).any(|w| w[0] > w[1])
-            || field_start[n] != blob_len
-        {
-            return Err("field offsets are not monotone within the field blob");
+        let mut offset = Vec::with_capacity(n);
+        let mut pos = 0u64;
+        for i in 0..n {
+            if i > 0 && slice[i] != slice[i - 1] {
+                pos = 0;
+            }
+            offset.push(u32::try_from(pos).map_err(|_| "slice offset exceeds u32")?);
+            pos += raw_len[i] as u64;
         }
+        let mut field_start = Vec::with_capacity(n + 1);
+        field_start.push(0u64);
+        let mut end = 0u64;
+        for _ in 0..n {
+            end = end
+                .checked_add(r.varint()?)
+                .ok_or("field length overflow")?;
+            field_start.push(end);
+        }
+        let field_blob = r
+            .bytes(usize::try_from(end).map_err(|_| "field blob too long")?)?
+            .to_vec();
         let mut dicts: [Vec<String>; 3] = Default::default();
         for d in &mut dicts {
             let count = r.varint()?;

@@ -79,4 +79,4 @@ pub const BLOOM_HASHES: u32 = 7;
 pub const MAX_WAL_RECORD: usize = 256 * 1024 * 1024;
 /// Largest single file body a reader loads into memory at once (columns, lexicon), in bytes; a
 /// length beyond it in a footer is treated as corruption rather than attempted.
-pub const MAX_LOADED_FILE: u64 = 16 * 1024 * 1024 * 1024;
+pub const MAX_LOADED_FILE: u64 = 4 * 1024 * 1024 * 1024;

@@ -65,15 +65,24 @@ fn every_file_every_damage_is_reported() {
             assert_eq!(problems[0].file, path, "{file} {kind}");
             match kind {
                 "version" => {
-                    assert!(matches!(err, Err(StoreError::Version { found: 99, .. })), "{file}: {err:?}");
+                    assert!(
+                        matches!(err, Err(StoreError::Version { found: 99, .. })),
+                        "{file}: {err:?}"
+                    );
                     assert!(problems[0].problem.contains("version 99"));
                 }
                 // Journal and postings are checked piecewise on read: a flipped byte may sit
                 // in a part the exercise does not touch, but fsck always finds it.
                 "flip" if file == "postings.dat" => {
-                    assert!(matches!(err, Ok(()) | Err(StoreError::Corrupt { .. })), "{err:?}")
+                    assert!(
+                        matches!(err, Ok(()) | Err(StoreError::Corrupt { .. })),
+                        "{err:?}"
+                    )
                 }
-                _ => assert!(matches!(err, Err(StoreError::Corrupt { .. })), "{file} {kind}: {err:?}"),
+                _ => assert!(
+                    matches!(err, Err(StoreError::Corrupt { .. })),
+                    "{file} {kind}: {err:?}"
+                ),
             }
         }
     }
@@ -93,7 +102,10 @@ fn quarantine_moves_the_damaged_bucket() {
     let problems = fsck(dir.path(), true).unwrap();
     assert_eq!(problems.len(), 1);
     let moved = problems[0].quarantined_to.clone().unwrap();
-    assert_eq!(moved, dir.path().join("quarantine").join(b.file_name().unwrap()));
+    assert_eq!(
+        moved,
+        dir.path().join("quarantine").join(b.file_name().unwrap())
+    );
     assert!(moved.join("columns.dat").exists());
     let left = list_buckets(dir.path()).unwrap();
     assert_eq!(left.len(), 1);

@@ -36,7 +36,9 @@ fn numbered(n: u64) -> Event {
 /// at once (it then runs as an ordinary, empty test in the parent's test run).
 #[test]
 fn crash_child_writer() {
-    let Ok(dir) = std::env::var(DIR_VAR) else { return };
+    let Ok(dir) = std::env::var(DIR_VAR) else {
+        return;
+    };
     let mut next: u64 = std::env::var(START_VAR).unwrap().parse().unwrap();
     let w = loop {
         match IndexWriter::open(Path::new(&dir), cfg()) {
@@ -91,7 +93,12 @@ fn acknowledged_events_survive_sigkill() {
     let mut total_acked = 0u64;
     for round in 0..8 {
         let mut child = Command::new(&exe)
-            .args(["crash_child_writer", "--exact", "--nocapture", "--test-threads=1"])
+            .args([
+                "crash_child_writer",
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env(DIR_VAR, dir.path())
             .env(START_VAR, start.to_string())
             .stdout(Stdio::piped())
@@ -128,14 +135,21 @@ fn acknowledged_events_survive_sigkill() {
         assert_eq!(unique.len(), nums.len(), "round {round}: duplicated events");
         if let Some(acked) = acked {
             for n in start..=acked {
-                assert!(unique.contains(&n), "round {round}: acknowledged {n} lost ({report:?})");
+                assert!(
+                    unique.contains(&n),
+                    "round {round}: acknowledged {n} lost ({report:?})"
+                );
             }
             total_acked += acked + 1 - start;
         }
         // Durable but unacknowledged events may be present too; continue after them.
         start = unique.iter().max().map_or(0, |m| m + 1);
         // Everything present is a contiguous prefix of the numbers written so far.
-        assert_eq!(unique.len() as u64, start, "round {round}: gap in the stored numbers");
+        assert_eq!(
+            unique.len() as u64,
+            start,
+            "round {round}: gap in the stored numbers"
+        );
     }
     assert!(total_acked > 0, "the child never acknowledged a batch");
     let buckets = list_buckets(dir.path()).unwrap().len();

@@ -14,7 +14,11 @@ fn term_set(e: &Event) -> HashSet<Vec<u8>> {
         set.insert(t.to_vec());
     });
     let mut buf = Vec::new();
-    for (k, v) in [("host", &e.host), ("source", &e.source), ("sourcetype", &e.sourcetype)] {
+    for (k, v) in [
+        ("host", &e.host),
+        ("source", &e.source),
+        ("sourcetype", &e.sourcetype),
+    ] {
         field_term(k, v, &mut buf);
         set.insert(buf.clone());
     }
@@ -68,7 +72,9 @@ fn event_strategy() -> impl Strategy<Value = Event> {
             source: "s".into(),
             sourcetype: "st".into(),
             linecount: 1,
-            fields: field.map(|v| vec![("f".to_string(), v)]).unwrap_or_default(),
+            fields: field
+                .map(|v| vec![("f".to_string(), v)])
+                .unwrap_or_default(),
             ..Event::default()
         })
 }

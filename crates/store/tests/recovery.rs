@@ -44,7 +44,12 @@ fn truncated_wal_tail_is_cut() {
     let events = three_batches(dir.path());
     let wal = hot_wal(dir.path());
     let len = std::fs::metadata(&wal).unwrap().len();
-    OpenOptions::new().write(true).open(&wal).unwrap().set_len(len - 5).unwrap();
+    OpenOptions::new()
+        .write(true)
+        .open(&wal)
+        .unwrap()
+        .set_len(len - 5)
+        .unwrap();
     let (w, report) = IndexWriter::open(dir.path(), IndexConfig::default()).unwrap();
     assert_eq!(report.replayed_events, 20);
     assert!(report.truncated_bytes > 0);
@@ -92,7 +97,11 @@ fn crash_between_rename_and_hot_delete_completes_the_roll() {
     assert_eq!(all_events(dir.path()), events);
     // The next bucket gets a fresh id.
     w.append(&[event(100)]).unwrap();
-    let ids: Vec<u64> = list_buckets(dir.path()).unwrap().iter().map(|b| b.id).collect();
+    let ids: Vec<u64> = list_buckets(dir.path())
+        .unwrap()
+        .iter()
+        .map(|b| b.id)
+        .collect();
     assert_eq!(ids, vec![0, 1]);
 }
 

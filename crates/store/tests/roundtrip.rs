@@ -151,3 +151,19 @@ fn concurrent_appends_are_all_durable() {
     want.sort();
     assert_eq!(seqs, want);
 }
+
+/// Regression: a bucket whose events all have an empty `_raw` once referenced a journal slice
+/// that was never written.
+#[test]
+fn empty_raw_events_regression() {
+    let dir = tempfile::tempdir().unwrap();
+    let (w, _) = IndexWriter::open(dir.path(), IndexConfig::default()).unwrap();
+    let mut events: Vec<_> = (0..3).map(event).collect();
+    events.iter_mut().for_each(|e| e.raw.clear());
+    w.append(&events).unwrap();
+    let hot = open_bucket(&list_buckets(dir.path()).unwrap()[0]).unwrap();
+    assert_eq!(read_all(hot.as_ref()), events);
+    w.close().unwrap();
+    let warm = open_bucket(&list_buckets(dir.path()).unwrap()[0]).unwrap();
+    assert_eq!(read_all(warm.as_ref()), events);
+}

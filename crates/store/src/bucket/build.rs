@@ -126,7 +126,9 @@ impl Builder {
         mut self,
         sink: &mut dyn SliceSink,
     ) -> Result<(Columns, TermIndex, BucketMeta), StoreError> {
-        if !self.cur.is_empty() {
+        // The last slice is referenced by the last event even when it is empty (events with
+        // an empty `_raw`), so it is written whenever there is an event.
+        if !self.cols.is_empty() {
             sink.put(self.cur_no, &self.cur)?;
         }
         self.meta.term_count = self.terms.len() as u64;

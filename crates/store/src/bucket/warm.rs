@@ -19,6 +19,7 @@ use crate::consts::{
 use crate::error::{IoContext, StoreError};
 use crate::footer::{open_checked, read_verified};
 use crate::meta::BucketMeta;
+use crate::postings;
 use crate::query::{eval, TermQuery, TermSource};
 
 /// An open warm bucket. Immutable; `Send + Sync`, so many searches may share it.
@@ -96,33 +97,34 @@ impl WarmBucket {
         &self.slices
     }
 
-    /// Reads the postings stored at `offset`, validating them against the event count.
-    pub fn postings_at(&self, offset: u64) -> Result<RoaringBitmap, StoreError> {
+    /// Reads the postings a lexicon value points at, validating them against the event count.
+    pub fn postings_at(&self, value: u64) -> Result<RoaringBitmap, StoreError> {
         let p = self.path.join(POSTINGS_FILE);
-        let mut len = [0u8; 4];
-        if offset.checked_add(4).is_none_or(|e| e > self.postings_len) {
-            return Err(StoreError::corrupt(
-                &p,
-                format!("postings offset {offset} out of range"),
-            ));
-        }
-        self.postings.read_exact_at(&mut len, offset).at(&p)?;
-        let len = u32::from_le_bytes(len) as u64;
-        if offset + 4 + len > self.postings_len {
-            return Err(StoreError::corrupt(
-                &p,
-                format!("postings at {offset} run past the end"),
-            ));
-        }
-        let mut buf = vec![0u8; len as usize];
-        self.postings.read_exact_at(&mut buf, offset + 4).at(&p)?;
-        let bm = RoaringBitmap::deserialize_from(&buf[..])
-            .map_err(|e| StoreError::corrupt(&p, format!("postings at {offset}: {e}")))?;
+        let bm = match postings::decode_value(value) {
+            postings::Value::Inline(n) => RoaringBitmap::from_iter([n]),
+            postings::Value::Offset(offset) => {
+                let bad = |r: String| StoreError::corrupt(&p, format!("postings at {offset}: {r}"));
+                if offset >= self.postings_len {
+                    return Err(bad("offset out of range".into()));
+                }
+                let mut head = [0u8; 11];
+                let hl = (self.postings_len - offset).min(head.len() as u64) as usize;
+                self.postings
+                    .read_exact_at(&mut head[..hl], offset)
+                    .at(&p)?;
+                let (kind, h, len) =
+                    postings::parse_header(&head[..hl]).map_err(|r| bad(r.into()))?;
+                let start = offset + h as u64;
+                if start.checked_add(len).is_none_or(|e| e > self.postings_len) {
+                    return Err(bad("entry runs past the end".into()));
+                }
+                let mut buf = vec![0u8; len as usize];
+                self.postings.read_exact_at(&mut buf, start).at(&p)?;
+                postings::decode_data(kind, &buf).map_err(bad)?
+            }
+        };
         if bm.max().is_some_and(|m| m as u64 >= self.meta.event_count) {
-            return Err(StoreError::corrupt(
-                &p,
-                format!("postings at {offset} name a missing event"),
-            ));
+            return Err(StoreError::corrupt(&p, "postings name a missing event"));
         }
         Ok(bm)
     }

@@ -3,7 +3,6 @@
 use std::path::Path;
 
 use fst::MapBuilder;
-use roaring::RoaringBitmap;
 
 use crate::bloom::Bloom;
 use crate::bucket::build::Builder;
@@ -15,6 +14,7 @@ use crate::consts::{
 use crate::error::{IoContext, StoreError};
 use crate::footer::{append_footer, write_file};
 use crate::meta::BucketMeta;
+use crate::postings;
 use crate::terms::TermIndex;
 use crate::wal;
 
@@ -37,7 +37,8 @@ pub(crate) fn write_warm(dir: &Path, id: u64, wal_path: &Path) -> Result<BucketM
     write_file(&dir.join(SLICES_FILE), &buf)?;
 
     buf.clear();
-    cols.encode(&mut buf);
+    cols.encode(&mut buf)
+        .map_err(|e| StoreError::io(dir.join(COLUMNS_FILE), e))?;
     append_footer(&mut buf, magic::COLUMNS);
     write_file(&dir.join(COLUMNS_FILE), &buf)?;
 
@@ -56,18 +57,13 @@ fn write_terms(dir: &Path, terms: TermIndex) -> Result<(), StoreError> {
     let lex_path = dir.join(LEXICON_FILE);
     let sorted = terms.into_sorted();
     let mut bloom = Bloom::with_capacity(sorted.len() as u64);
-    let mut postings = Vec::new();
+    let mut post = Vec::new();
     let mut lex = MapBuilder::memory();
-    let mut bm_bytes = Vec::new();
+    let mut scratch = Vec::new();
     for (term, list) in &sorted {
-        let bm = RoaringBitmap::from_sorted_iter(list.iter().copied())
-            .map_err(|e| StoreError::corrupt(&lex_path, format!("postings not sorted: {e}")))?;
-        bm_bytes.clear();
-        bm.serialize_into(&mut bm_bytes).at(&lex_path)?;
-        lex.insert(term, postings.len() as u64)
+        let value = postings::encode(list, &mut post, &mut scratch).at(&lex_path)?;
+        lex.insert(term, value)
             .map_err(|e| StoreError::corrupt(&lex_path, format!("lexicon build: {e}")))?;
-        postings.extend_from_slice(&(bm_bytes.len() as u32).to_le_bytes());
-        postings.extend_from_slice(&bm_bytes);
         bloom.insert(term);
     }
     drop(sorted);
@@ -76,8 +72,8 @@ fn write_terms(dir: &Path, terms: TermIndex) -> Result<(), StoreError> {
         .map_err(|e| StoreError::corrupt(&lex_path, format!("lexicon build: {e}")))?;
     append_footer(&mut lex_bytes, magic::LEXICON);
     write_file(&lex_path, &lex_bytes)?;
-    append_footer(&mut postings, magic::POSTINGS);
-    write_file(&dir.join(POSTINGS_FILE), &postings)?;
+    append_footer(&mut post, magic::POSTINGS);
+    write_file(&dir.join(POSTINGS_FILE), &post)?;
     let mut b = Vec::new();
     bloom.encode(&mut b);
     append_footer(&mut b, magic::BLOOM);

@@ -1,0 +1,128 @@
+//! Postings encoding: lexicon values and postings-file entries. See docs/format/postings.md.
+//!
+//! A lexicon value `v` with the low bit set is an inline posting: the term occurs in exactly one
+//! event, number `v >> 1`, and has no postings entry (most terms of real logs are that rare).
+//! Otherwise `v >> 1` is the offset of an entry `kind u8 | len varint | data[len]` in the
+//! postings body: kind 0 = ascending event numbers as varint deltas (the first from 0), kind
+//! 1 = a roaring bitmap in its portable serialization. The writer picks the smaller one.
+
+use roaring::RoaringBitmap;
+
+use crate::codec::{put_varint, Reader};
+
+/// Entry kind: varint deltas.
+pub const KIND_DELTAS: u8 = 0;
+/// Entry kind: portable roaring bitmap.
+pub const KIND_ROARING: u8 = 1;
+/// Lists shorter than this are always delta-coded (roaring's fixed overhead dominates).
+const ROARING_MIN_LEN: usize = 64;
+
+/// What a lexicon value points at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Value {
+    /// The term occurs in this single event.
+    Inline(u32),
+    /// Offset of the postings entry, bytes.
+    Offset(u64),
+}
+
+/// Decodes a lexicon value.
+pub fn decode_value(v: u64) -> Value {
+    if v & 1 == 1 {
+        Value::Inline((v >> 1) as u32)
+    } else {
+        Value::Offset(v >> 1)
+    }
+}
+
+/// Encodes `list` (ascending, non-empty): returns the lexicon value, appending an entry to
+/// `postings` unless the value is inline. `scratch` is reused between calls.
+pub fn encode(list: &[u32], postings: &mut Vec<u8>, scratch: &mut Vec<u8>) -> std::io::Result<u64> {
+    if let [one] = list {
+        return Ok(((*one as u64) << 1) | 1);
+    }
+    let offset = postings.len() as u64;
+    scratch.clear();
+    let mut prev = 0u32;
+    for &x in list {
+        put_varint(scratch, (x - prev) as u64);
+        prev = x;
+    }
+    let mut kind = KIND_DELTAS;
+    if list.len() >= ROARING_MIN_LEN {
+        let bm = RoaringBitmap::from_sorted_iter(list.iter().copied())
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        if bm.serialized_size() < scratch.len() {
+            scratch.clear();
+            bm.serialize_into(&mut *scratch)?;
+            kind = KIND_ROARING;
+        }
+    }
+    postings.push(kind);
+    put_varint(postings, scratch.len() as u64);
+    postings.extend_from_slice(scratch);
+    Ok(offset << 1)
+}
+
+/// Parses an entry header (`kind`, data length) from the first bytes of an entry; returns
+/// `(kind, header_len, data_len)`.
+pub fn parse_header(head: &[u8]) -> Result<(u8, usize, u64), &'static str> {
+    let mut r = Reader::new(head);
+    let kind = r.bytes(1)?[0];
+    if kind > KIND_ROARING {
+        return Err("unknown postings kind");
+    }
+    let len = r.varint()?;
+    Ok((kind, r.pos(), len))
+}
+
+/// Decodes entry data of `kind` into a bitmap.
+pub fn decode_data(kind: u8, data: &[u8]) -> Result<RoaringBitmap, String> {
+    if kind == KIND_ROARING {
+        return RoaringBitmap::deserialize_from(data).map_err(|e| e.to_string());
+    }
+    let mut r = Reader::new(data);
+    let mut prev = 0u64;
+    let mut first = true;
+    let mut out = Vec::new();
+    while !r.is_empty() {
+        let d = r.varint()?;
+        if !first && d == 0 {
+            return Err("postings not strictly ascending".into());
+        }
+        first = false;
+        prev = prev
+            .checked_add(d)
+            .filter(|&p| p <= u32::MAX as u64)
+            .ok_or("event number overflow")?;
+        out.push(prev as u32);
+    }
+    RoaringBitmap::from_sorted_iter(out).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn round_trip(mut list in proptest::collection::vec(0u32..200_000, 1..300)) {
+            list.sort_unstable();
+            list.dedup();
+            let mut postings = vec![9u8; 3];
+            let mut scratch = Vec::new();
+            let v = encode(&list, &mut postings, &mut scratch).unwrap();
+            let got: Vec<u32> = match decode_value(v) {
+                Value::Inline(n) => vec![n],
+                Value::Offset(o) => {
+                    let (kind, h, len) = parse_header(&postings[o as usize..]).unwrap();
+                    let s = o as usize + h;
+                    prop_assert_eq!(s + len as usize, postings.len());
+                    decode_data(kind, &postings[s..]).unwrap().into_iter().collect()
+                }
+            };
+            prop_assert_eq!(got, list);
+        }
+    }
+}
