@@ -74,8 +74,10 @@ impl LineBreaker {
                     } else {
                         self.emit(self.start, gs, out);
                     }
+                    // The next event starts after the group; the next search after the match, so
+                    // that a break with an empty group still makes progress.
                     self.start = ge;
-                    self.scan = ge;
+                    self.scan = me;
                 }
                 Some((gs, _, _)) => {
                     // The match touches the end of the data: more input may extend it.

@@ -12,6 +12,9 @@ use lode_time::extract::{Extractor, Mode};
 use crate::settings::{MergeRules, Resolved};
 use crate::SourceMeta;
 
+/// Index of events whose input names none (Splunk's default index).
+pub const DEFAULT_INDEX: &str = "main";
+
 /// Per-stream merger: turns the lines of the line breaker into events.
 pub struct Merger {
     settings: Arc<Resolved>,
@@ -33,7 +36,10 @@ pub struct Merger {
 
 impl Merger {
     /// A merger for one stream.
-    pub fn new(settings: Arc<Resolved>, meta: SourceMeta) -> Merger {
+    pub fn new(settings: Arc<Resolved>, mut meta: SourceMeta) -> Merger {
+        if meta.index.is_empty() {
+            meta.index = DEFAULT_INDEX.to_string();
+        }
         // The configuration was validated when the settings were compiled; should it still fail,
         // the stream falls back to previous/ingest time rather than stopping.
         let extractor = match settings.time.mode {

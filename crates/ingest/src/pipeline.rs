@@ -57,6 +57,9 @@ pub struct StreamReport {
 /// The ingest clock: µs since the epoch.
 pub type Clock = Arc<dyn Fn() -> Micros + Send + Sync>;
 
+/// The body of one stage thread.
+type StageFn = Box<dyn FnOnce() + Send>;
+
 /// How long the indexing stage waits for more events before writing a partial batch.
 const FLUSH_IDLE: Duration = Duration::from_millis(50);
 
@@ -124,14 +127,14 @@ impl Pipeline {
         let first_error = Arc::new(Mutex::new(None));
         let errors = first_error.clone();
         let batch = cfg.batch_events.max(1);
-        let spawn = |name: &'static str, f: Box<dyn FnOnce() + Send>| {
+        let spawn = |name: &'static str, f: StageFn| {
             let handle = std::thread::Builder::new()
                 .name(format!("lode-{name}"))
                 .spawn(f);
             handle.map(|h| (name, h))
         };
         let mut threads = Vec::new();
-        let stages: Vec<(&'static str, Box<dyn FnOnce() + Send>)> = vec![
+        let stages: Vec<(&'static str, StageFn)> = vec![
             ("parsing", Box::new(move || parse_stage(parse_rx, merge_tx))),
             (
                 "merging",

@@ -137,7 +137,7 @@ impl Partial {
     /// (`compile_transform` fills it on first reference). Warnings go to `warnings`.
     pub fn compile(
         stanza: &Stanza,
-        compile_transform: &mut dyn FnMut(&str) -> Result<Option<Arc<Transform>>, SettingsError>,
+        compile_transform: &mut TransformLookup<'_>,
         warnings: &mut Vec<Warning>,
     ) -> Result<Partial, SettingsError> {
         let mut p = Partial::default();
@@ -322,6 +322,11 @@ fn mode(v: &str) -> Mode {
         _ => Mode::Auto,
     }
 }
+
+/// Finds (compiling on first use) the transforms.conf stanza of a name; `Ok(None)` = no such
+/// stanza.
+pub(crate) type TransformLookup<'a> =
+    dyn FnMut(&str) -> Result<Option<Arc<Transform>>, SettingsError> + 'a;
 
 /// Compiled transforms by name, filled on first reference.
 pub(crate) type TransformCache = HashMap<String, Arc<Transform>>;

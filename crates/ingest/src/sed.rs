@@ -118,11 +118,13 @@ fn split_unescaped(s: &str, delim: char) -> Vec<String> {
     while let Some(c) = chars.next() {
         if c == '\\' && chars.peek() == Some(&delim) {
             chars.next();
-            parts.last_mut().map(|p| p.push(delim));
+            if let Some(p) = parts.last_mut() {
+                p.push(delim);
+            }
         } else if c == delim {
             parts.push(String::new());
-        } else {
-            parts.last_mut().map(|p| p.push(c));
+        } else if let Some(p) = parts.last_mut() {
+            p.push(c);
         }
     }
     parts

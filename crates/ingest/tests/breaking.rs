@@ -45,6 +45,10 @@ fn custom_line_breaker_keeps_text_outside_the_group() {
     let props = format!("{LINES}LINE_BREAKER = ([\\r\\n]+)\\d{{4}}-\n");
     let (out, _) = break_chunks(&props, &[b"2020-01 a\nmore\n2020-02 b\n2021-03 c"]);
     assert_eq!(out, ["2020-01 a\nmore", "2020-02 b", "2021-03 c"]);
+    // An empty group: cut before each date, removing nothing.
+    let props = format!("{LINES}LINE_BREAKER = ()2020-\n");
+    let (out, _) = break_chunks(&props, &[b"2020-a 2020-b"]);
+    assert_eq!(out, ["2020-a ", "2020-b"]);
     let props = format!("{LINES}LINE_BREAKER = (;;)\n");
     let (out, _) = break_chunks(&props, &[b"x;;y", b";", b";z"]);
     assert_eq!(out, ["x", "y", "z"]);
@@ -130,6 +134,7 @@ proptest! {
             format!("{LINES}TRUNCATE = 30\n"),
             format!("{LINES}TRUNCATE = 30\nLINE_BREAKER = (;;)\n"),
             format!("{LINES}TRUNCATE = 0\nLINE_BREAKER = ([\\r\\n]+)2020-\n"),
+            format!("{LINES}TRUNCATE = 25\nLINE_BREAKER = ()2020-\n"),
         ] {
             let whole = break_chunks(&props, &[&data]);
             let parts = chunked(&data, &cuts);

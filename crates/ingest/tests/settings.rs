@@ -139,3 +139,23 @@ fn bad_values_name_stanza_and_key() {
     )
     .starts_with("transforms.conf:2: [t] REGEX: bad regex"));
 }
+
+#[test]
+fn load_uses_builtin_defaults_when_the_default_layer_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("system/local")).unwrap();
+    std::fs::write(
+        dir.path().join("system/local/props.conf"),
+        "[loghub:hdfs]\nTRUNCATE = 77\n",
+    )
+    .unwrap();
+    let (s, w) = Settings::load(dir.path()).unwrap();
+    assert!(w.is_empty(), "{w:?}");
+    let r = s.resolve(&SourceMeta {
+        sourcetype: "loghub:hdfs".into(),
+        ..SourceMeta::default()
+    });
+    assert_eq!(r.truncate, 77);
+    assert_eq!(r.time.time_format.as_deref(), Some("%y%m%d %H%M%S"));
+    assert!(r.merge.is_none());
+}
