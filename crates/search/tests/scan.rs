@@ -1,0 +1,248 @@
+//! Scan behaviour over real indexes: early stop, merge order, bloom skips, time pruning, corrupt
+//! buckets, index selection. Every test also checks the naive twin gives the same rows.
+
+mod common;
+
+use common::*;
+use lode_search::SearchError;
+
+/// Non-overlapping warm buckets of `per` events each, `n` buckets, one event per second, then a
+/// hot bucket of `per` more; bucket `b` holds the word `bucket<b>`.
+fn sequential_corpus(root: &std::path::Path, n: usize, per: usize) {
+    let mut chunks = Vec::new();
+    for b in 0..=n {
+        let events = (0..per)
+            .map(|i| {
+                let t = ((b * per + i) as i64 + 1_600_000_000) * SEC;
+                event(
+                    t,
+                    &format!("web{}", i % 3),
+                    "app",
+                    &format!("bucket{b} seq={i} status=ok"),
+                )
+            })
+            .collect();
+        chunks.push(Chunk {
+            events,
+            roll: b < n,
+        });
+    }
+    write_index(root, "main", &chunks);
+}
+
+fn same_as_naive(
+    root: &std::path::Path,
+    query: &str,
+) -> (Vec<Vec<String>>, lode_search::run::SearchStats) {
+    let (mut fast, stats) = collect(root, &request(query, false)).unwrap();
+    let (mut slow, _) = collect(root, &request(query, true)).unwrap();
+    let fast = flatten(&mut fast);
+    assert_eq!(
+        fast,
+        flatten(&mut slow),
+        "index path and naive twin differ for {query}"
+    );
+    (fast, stats)
+}
+
+#[test]
+fn head_stops_early() {
+    let dir = tempfile::tempdir().unwrap();
+    sequential_corpus(dir.path(), 8, 2000);
+    let (rows, stats) = same_as_naive(dir.path(), "status=ok | head 5");
+    assert_eq!(rows.len(), 5);
+    assert!(
+        rows[0]
+            .iter()
+            .any(|f| f == "_raw=bucket8 seq=1999 status=ok"),
+        "{:?}",
+        rows[0]
+    );
+    assert!(
+        stats.events_scanned <= 200,
+        "scanned {}",
+        stats.events_scanned
+    );
+    assert!(
+        stats.buckets_read <= 2,
+        "read {} buckets",
+        stats.buckets_read
+    );
+    assert!(stats
+        .explain
+        .iter()
+        .any(|l| l.contains("not opened (search stopped early)")));
+}
+
+#[test]
+fn newest_first_across_overlapping_buckets() {
+    let dir = tempfile::tempdir().unwrap();
+    // Three buckets whose time ranges interleave: bucket k holds times ≡ k (mod 3), one hot.
+    let chunks: Vec<Chunk> = (0..3)
+        .map(|k| Chunk {
+            events: (0..50)
+                .map(|i| {
+                    let t = (1_600_000_000 + (i * 3 + k) as i64) * SEC + 500;
+                    event(t, "h", "st", &format!("n={} k={k}", i * 3 + k))
+                })
+                .collect(),
+            roll: k < 2,
+        })
+        .collect();
+    write_index(dir.path(), "main", &chunks);
+    let (mut rows, stats) = collect(dir.path(), &request("*", false)).unwrap();
+    assert_eq!(rows.len(), 150);
+    let times: Vec<i64> = rows.iter().map(|r| r.time().unwrap()).collect();
+    assert!(
+        times.windows(2).all(|w| w[0] > w[1]),
+        "not strictly newest first"
+    );
+    assert_eq!(stats.events_matched, 150);
+    let (mut slow, _) = collect(dir.path(), &request("*", true)).unwrap();
+    assert_eq!(flatten(&mut rows), flatten(&mut slow));
+}
+
+#[test]
+fn equal_times_have_one_deterministic_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = 1_600_000_000 * SEC;
+    let chunk = |w: &str, roll| Chunk {
+        events: (0..5)
+            .map(|i| event(t, "h", "st", &format!("{w} i={i}")))
+            .collect(),
+        roll,
+    };
+    write_index(
+        dir.path(),
+        "main",
+        &[chunk("first", true), chunk("second", false)],
+    );
+    let (rows, _) = same_as_naive(dir.path(), "*");
+    assert_eq!(rows.len(), 10);
+    // Later bucket, then later event number, first.
+    assert!(rows[0].iter().any(|f| f == "_raw=second i=4"));
+    assert!(rows[9].iter().any(|f| f == "_raw=first i=0"));
+}
+
+#[test]
+fn bloom_skips_buckets_without_the_term() {
+    let dir = tempfile::tempdir().unwrap();
+    sequential_corpus(dir.path(), 4, 50);
+    let (rows, stats) = same_as_naive(dir.path(), "bucket2 | stats count");
+    assert_eq!(rows, vec![vec!["count=50".to_string()]]);
+    // Four other buckets (three warm with a bloom filter, one hot with an exact lexicon).
+    assert_eq!(stats.buckets_skipped_bloom, 4, "{:#?}", stats.explain);
+    assert_eq!(stats.buckets_read, 1);
+    assert_eq!(stats.events_scanned, 50);
+    assert!(stats
+        .explain
+        .iter()
+        .any(|l| l.contains("bloom skip (no 'bucket2')")));
+    assert!(stats
+        .explain
+        .iter()
+        .any(|l| l.contains("index postings (50 candidates")));
+}
+
+#[test]
+fn time_range_prunes_buckets_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    sequential_corpus(dir.path(), 4, 100);
+    // Bucket 2 spans 1_600_000_200 ..= 1_600_000_299.
+    let q = "earliest=1600000210 latest=1600000220 | stats count";
+    let (rows, stats) = same_as_naive(dir.path(), q);
+    assert_eq!(rows, vec![vec!["count=10".to_string()]]);
+    assert_eq!(stats.buckets_pruned_time, 4, "{:#?}", stats.explain);
+    assert_eq!(stats.events_candidate, 10);
+    assert!(stats
+        .explain
+        .iter()
+        .any(|l| l.contains("pruned by time (directory name)")));
+}
+
+#[test]
+fn corrupt_bucket_is_skipped_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    sequential_corpus(dir.path(), 2, 20);
+    let mut warm: Vec<_> = std::fs::read_dir(dir.path().join("main"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("db_"))
+        .collect();
+    warm.sort();
+    for f in std::fs::read_dir(&warm[0]).unwrap() {
+        let path = f.unwrap().path();
+        let mut bytes = std::fs::read(&path).unwrap();
+        let mid = bytes.len() / 2;
+        if let Some(b) = bytes.get_mut(mid) {
+            *b ^= 0x5a;
+        }
+        std::fs::write(&path, bytes).unwrap();
+    }
+    for force in [false, true] {
+        let (rows, stats) =
+            collect(dir.path(), &request("status=ok | stats count", force)).unwrap();
+        assert_eq!(
+            flatten(&mut rows.clone()),
+            vec![vec!["count=40".to_string()]],
+            "force={force}"
+        );
+        assert_eq!(stats.buckets_corrupt, 1);
+        assert_eq!(stats.warnings.len(), 1, "{:?}", stats.warnings);
+        assert!(stats
+            .explain
+            .iter()
+            .any(|l| l.starts_with("warning: bucket main/db_")));
+    }
+}
+
+#[test]
+fn index_selection_reads_only_named_indexes() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, n) in [("main", 3), ("web", 4), ("_internal", 5)] {
+        let events = (0..n)
+            .map(|i| event((1_600_000_000 + i) * SEC, "h", "st", "x"))
+            .collect();
+        write_index(dir.path(), name, &[Chunk { events, roll: true }]);
+    }
+    let count = |q: &str| same_as_naive(dir.path(), q).0;
+    assert_eq!(count("x | stats count"), vec![vec!["count=3".to_string()]]);
+    assert_eq!(
+        count("index=web x | stats count"),
+        vec![vec!["count=4".to_string()]]
+    );
+    assert_eq!(
+        count("index=* | stats count"),
+        vec![vec!["count=7".to_string()]]
+    );
+    assert_eq!(
+        count("index=_internal OR index=main | stats count"),
+        vec![vec!["count=8".to_string()]]
+    );
+    assert!(count("index=nope | stats count")
+        .iter()
+        .all(|r| r == &vec!["count=0".to_string()]));
+}
+
+#[test]
+fn parse_errors_surface_with_their_span() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = collect(dir.path(), &request("error | nosuchcommand", false)).unwrap_err();
+    match err {
+        SearchError::Parse(e) => assert!(e.render("error | nosuchcommand").contains('^')),
+        other => panic!("expected a parse error, got {other:?}"),
+    }
+}
+
+#[test]
+fn explain_shows_the_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    sequential_corpus(dir.path(), 1, 10);
+    let (_, stats) = collect(dir.path(), &request("bucket0 fail* NOT debug", false)).unwrap();
+    let text = stats.explain.join("\n");
+    assert!(
+        text.contains("term query: bucket0 AND fail* AND NOT debug"),
+        "{text}"
+    );
+    assert!(text.contains("order: newest first"), "{text}");
+}
