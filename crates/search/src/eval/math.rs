@@ -50,7 +50,10 @@ pub fn call(name: &str, v: &[Value]) -> Option<Result<Value, SearchError>> {
 
 /// Rounds half away from zero to `d` decimal places.
 fn round(x: f64, d: i32) -> f64 {
-    let m = 10f64.powi(d);
+    if d >= 16 {
+        return x;
+    }
+    let m = 10f64.powi(d.max(-308));
     (x * m).round() / m
 }
 

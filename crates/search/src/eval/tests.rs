@@ -272,3 +272,11 @@ fn arity_and_unknown_functions() {
     );
     assert_eq!(names, vec!["a", "b"]);
 }
+
+#[test]
+fn extreme_arguments_do_not_panic() {
+    assert_eq!(text(call("substr", vec![s("abc"), n(2.0), n(1e300)])), "bc");
+    assert_eq!(text(call("round", vec![n(1.5), n(400.0)])), "1.5");
+    assert_eq!(text(call("round", vec![n(1234.0), n(-2.0)])), "1200");
+    assert!(run(call("mvindex", vec![f("nope"), n(0.0)])).is_null());
+}

@@ -89,7 +89,7 @@ fn substr(s: &str, start: Option<f64>, len: Option<Option<f64>>) -> Value {
         None => n,
         Some(None) => return Value::Null,
         Some(Some(l)) if l < 0.0 => return Value::Null,
-        Some(Some(l)) => (from + l.trunc() as i64).min(n),
+        Some(Some(l)) => from.saturating_add(l.trunc() as i64).min(n),
     };
     if from >= to {
         return Value::Str(String::new());

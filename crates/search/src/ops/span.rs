@@ -87,7 +87,7 @@ pub const AUTO: [Span; 17] = [
 impl Span {
     /// The span of a `span=` argument (zero counts are treated as one).
     pub fn from_ast(s: TimeSpan) -> Span {
-        let n = s.count.max(1) as i64;
+        let n = s.count.clamp(1, i64::MAX as u64) as i64;
         let fixed = |unit: i64| Span::Fixed {
             micros: n.saturating_mul(unit),
             week: false,
@@ -102,7 +102,7 @@ impl Span {
                 week: true,
             },
             TimeUnit::Month => Span::Months(n.min(u32::MAX as i64) as u32),
-            TimeUnit::Year => Span::Months((n * 12).min(u32::MAX as i64) as u32),
+            TimeUnit::Year => Span::Months(n.saturating_mul(12).min(u32::MAX as i64) as u32),
         }
     }
 
@@ -113,7 +113,10 @@ impl Span {
                 let off = tz.offset_at_utc(t.div_euclid(SEC)) as i64 * SEC;
                 // 1970-01-01 was a Thursday: shifting by 4 days puts Sunday at a multiple of 7 days.
                 let shift = if week { 4 * DAY } else { 0 };
-                (t + off + shift).div_euclid(micros) * micros - off - shift
+                t.saturating_add(off + shift)
+                    .div_euclid(micros)
+                    .saturating_mul(micros)
+                    .saturating_sub(off + shift)
             }
             Span::Months(n) => {
                 let idx = month_index(t, tz);
@@ -125,7 +128,7 @@ impl Span {
     /// Start of the bucket after the one starting at `start`.
     pub fn next(self, start: Micros, tz: Zone) -> Micros {
         match self {
-            Span::Fixed { micros, .. } => start + micros,
+            Span::Fixed { micros, .. } => start.saturating_add(micros),
             Span::Months(n) => {
                 month_start(month_index(start, tz) + n as i64, tz).unwrap_or(start + 31 * DAY)
             }
@@ -229,5 +232,13 @@ mod tests {
             }
         );
         assert_eq!(choose(T, T + 10 * SEC, 100, AUTO[4], Zone::Utc), AUTO[4]);
+        let huge = Span::from_ast(TimeSpan {
+            count: u64::MAX,
+            unit: TimeUnit::Week,
+        });
+        assert!(
+            huge.next(huge.start(i64::MAX, Zone::Utc), Zone::Utc)
+                >= huge.start(i64::MAX, Zone::Utc)
+        );
     }
 }

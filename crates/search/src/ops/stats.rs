@@ -50,8 +50,12 @@ impl StatsOp {
     }
 }
 
-/// The group keys of `row` for the `by` fields: the cartesian product of their values; empty
-/// when a field is missing or null.
+/// Most group keys one row may produce from multivalue by-fields (the cartesian product is cut
+/// here so one row cannot exhaust memory).
+const MAX_KEYS_PER_ROW: usize = 10_000;
+
+/// The group keys of `row` for the `by` fields: the cartesian product of their values (at most
+/// [`MAX_KEYS_PER_ROW`]); empty when a field is missing or null.
 pub(super) fn group_keys(row: &mut Row, by: &[String], out: &mut Vec<Vec<String>>) {
     out.clear();
     out.push(Vec::with_capacity(by.len()));
@@ -69,8 +73,11 @@ pub(super) fn group_keys(row: &mut Row, by: &[String], out: &mut Vec<Vec<String>
             continue;
         }
         let prev = std::mem::take(out);
-        for k in prev {
+        'outer: for k in prev {
             for v in &vals {
+                if out.len() >= MAX_KEYS_PER_ROW {
+                    break 'outer;
+                }
                 let mut k2 = k.clone();
                 k2.push(v.clone());
                 out.push(k2);
@@ -248,5 +255,33 @@ mod tests {
         .unwrap();
         let err = op.push(sample(), &mut Vec::new()).unwrap_err();
         assert!(err.to_string().contains("max_groups"));
+    }
+}
+
+#[cfg(test)]
+mod key_tests {
+    use super::*;
+
+    #[test]
+    fn multivalue_by_fields_expand_and_are_capped() {
+        let mv = |n: usize| Value::Multi((0..n).map(|i| Value::Num(i as f64)).collect());
+        let mut r = Row::from_fields([
+            ("a".to_string(), mv(2)),
+            ("b".to_string(), Value::Str("x".into())),
+        ]);
+        let mut keys = Vec::new();
+        group_keys(&mut r, &["a".into(), "b".into()], &mut keys);
+        assert_eq!(
+            keys,
+            vec![
+                vec!["0".to_string(), "x".into()],
+                vec!["1".to_string(), "x".into()]
+            ]
+        );
+        let mut big = Row::from_fields([("a".to_string(), mv(200)), ("b".to_string(), mv(200))]);
+        group_keys(&mut big, &["a".into(), "b".into()], &mut keys);
+        assert_eq!(keys.len(), MAX_KEYS_PER_ROW);
+        group_keys(&mut r, &["zz".into()], &mut keys);
+        assert!(keys.is_empty());
     }
 }
