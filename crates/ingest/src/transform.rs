@@ -220,6 +220,10 @@ impl Transform {
             }
             if !self.apply_on(&raw[..end], event, null_queue, scratch) {
                 event.raw = raw;
+            } else if end < raw.len() {
+                // Deliberate difference from Splunk, which keeps only the rewritten first
+                // LOOKAHEAD bytes: the unscanned tail is kept instead of silently lost.
+                event.raw.push_str(&raw[end..]);
             }
             return;
         }
@@ -415,6 +419,15 @@ mod tests {
             .unwrap();
         d.apply(&mut ev, &mut null, &mut s);
         assert_eq!(ev.fields, [("env".to_string(), "prod".to_string())]);
+    }
+
+    #[test]
+    fn raw_rewrite_keeps_the_tail_beyond_lookahead() {
+        let m = compile("[m]\nREGEX = ^(.*)pw=\\S+(.*)$\nFORMAT = $1pw=###$2\nDEST_KEY = _raw\nLOOKAHEAD = 12\n").unwrap();
+        let (mut ev, mut null, mut s) =
+            (event("a pw=secret and a long tail"), false, String::new());
+        m.apply(&mut ev, &mut null, &mut s);
+        assert_eq!(ev.raw, "a pw=### and a long tail");
     }
 
     #[test]

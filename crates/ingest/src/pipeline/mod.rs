@@ -8,21 +8,19 @@
 //! the stream has been handed to the sink, and the stage replies with the stream's counts — or
 //! with the sink error if any batch holding its events failed.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
 
-use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
+use crossbeam_channel::{bounded, Sender};
 use lode_event::{Event, Micros};
 
 use crate::error::{IngestError, SinkError};
-use crate::linebreak::LineBreaker;
-use crate::merge::Merger;
 use crate::settings::Resolved;
-use crate::typing::type_event;
 use crate::{Settings, SourceMeta};
+use stages::{index_stage, merge_stage, parse_stage, type_stage};
+
+mod stages;
 
 /// Where indexed events go (the store). `write` returns once the batch is durable.
 pub trait Sink: Send + 'static {
@@ -60,17 +58,14 @@ pub type Clock = Arc<dyn Fn() -> Micros + Send + Sync>;
 /// The body of one stage thread.
 type StageFn = Box<dyn FnOnce() + Send>;
 
-/// How long the indexing stage waits for more events before writing a partial batch.
-const FLUSH_IDLE: Duration = Duration::from_millis(50);
-
 /// State shared by a stream's handle and the indexing stage.
-struct StreamShared {
+pub(crate) struct StreamShared {
     /// Guards the first sink error that hit one of this stream's batches.
-    error: Mutex<Option<SinkError>>,
+    pub(crate) error: Mutex<Option<SinkError>>,
 }
 
 impl StreamShared {
-    fn error(&self) -> Option<SinkError> {
+    pub(crate) fn error(&self) -> Option<SinkError> {
         self.error
             .lock()
             .map(|e| e.clone())
@@ -78,18 +73,21 @@ impl StreamShared {
     }
 }
 
-struct StreamCtx {
-    settings: Arc<Resolved>,
-    meta: SourceMeta,
-    shared: Arc<StreamShared>,
+/// What every stage learns about a stream when it opens.
+pub(crate) struct StreamCtx {
+    pub(crate) settings: Arc<Resolved>,
+    pub(crate) meta: SourceMeta,
+    pub(crate) shared: Arc<StreamShared>,
 }
 
-struct Finisher {
-    report: StreamReport,
-    reply: Option<Sender<Result<StreamReport, IngestError>>>,
+/// A stream's end marker: counts gathered by the stages, and where to send the result.
+pub(crate) struct Finisher {
+    pub(crate) report: StreamReport,
+    pub(crate) reply: Option<Sender<Result<StreamReport, IngestError>>>,
 }
 
-enum Msg<T> {
+/// What travels through the queues, in stream order.
+pub(crate) enum Msg<T> {
     Open(u64, Arc<StreamCtx>),
     Data(u64, T),
     Finish(u64, Finisher),
@@ -274,220 +272,4 @@ impl Drop for StreamHandle {
             let _ = self.input.send(Msg::Finish(self.id, finisher));
         }
     }
-}
-
-fn parse_stage(rx: Receiver<Msg<Vec<u8>>>, tx: Sender<Msg<Vec<String>>>) {
-    let mut streams: HashMap<u64, (Arc<StreamCtx>, LineBreaker)> = HashMap::new();
-    for msg in rx {
-        let ok = match msg {
-            Msg::Open(id, ctx) => {
-                streams.insert(id, (ctx.clone(), LineBreaker::new(ctx.settings.clone())));
-                tx.send(Msg::Open(id, ctx)).is_ok()
-            }
-            Msg::Data(id, chunk) => match streams.get_mut(&id) {
-                Some((_, breaker)) => {
-                    let mut lines = Vec::new();
-                    breaker.push(&chunk, &mut lines);
-                    lines.is_empty() || tx.send(Msg::Data(id, lines)).is_ok()
-                }
-                None => true,
-            },
-            Msg::Finish(id, mut fin) => {
-                if let Some((_, mut breaker)) = streams.remove(&id) {
-                    let mut lines = Vec::new();
-                    breaker.finish(&mut lines);
-                    fin.report.truncated += breaker.truncated;
-                    if !lines.is_empty() && tx.send(Msg::Data(id, lines)).is_err() {
-                        return;
-                    }
-                }
-                tx.send(Msg::Finish(id, fin)).is_ok()
-            }
-            Msg::Shutdown => {
-                for (id, (_, mut breaker)) in streams.drain() {
-                    let mut lines = Vec::new();
-                    breaker.finish(&mut lines);
-                    if !lines.is_empty() {
-                        let _ = tx.send(Msg::Data(id, lines));
-                    }
-                    let _ = tx.send(Msg::Finish(
-                        id,
-                        Finisher {
-                            report: StreamReport::default(),
-                            reply: None,
-                        },
-                    ));
-                }
-                let _ = tx.send(Msg::Shutdown);
-                return;
-            }
-        };
-        if !ok {
-            return;
-        }
-    }
-}
-
-fn merge_stage(rx: Receiver<Msg<Vec<String>>>, tx: Sender<Msg<Vec<Event>>>, clock: Clock) {
-    let mut streams: HashMap<u64, Merger> = HashMap::new();
-    for msg in rx {
-        let ok = match msg {
-            Msg::Open(id, ctx) => {
-                streams.insert(id, Merger::new(ctx.settings.clone(), ctx.meta.clone()));
-                tx.send(Msg::Open(id, ctx)).is_ok()
-            }
-            Msg::Data(id, lines) => match streams.get_mut(&id) {
-                Some(merger) => {
-                    let now = clock();
-                    let mut events = Vec::with_capacity(lines.len());
-                    for line in lines {
-                        merger.push(line, now, &mut events);
-                    }
-                    events.is_empty() || tx.send(Msg::Data(id, events)).is_ok()
-                }
-                None => true,
-            },
-            Msg::Finish(id, fin) => {
-                if let Some(mut merger) = streams.remove(&id) {
-                    let mut events = Vec::new();
-                    merger.finish(clock(), &mut events);
-                    if !events.is_empty() && tx.send(Msg::Data(id, events)).is_err() {
-                        return;
-                    }
-                }
-                tx.send(Msg::Finish(id, fin)).is_ok()
-            }
-            Msg::Shutdown => {
-                let _ = tx.send(Msg::Shutdown);
-                return;
-            }
-        };
-        if !ok {
-            return;
-        }
-    }
-}
-
-fn type_stage(rx: Receiver<Msg<Vec<Event>>>, tx: Sender<Msg<Vec<Event>>>) {
-    // Per stream: its settings and the events dropped so far.
-    let mut streams: HashMap<u64, (Arc<Resolved>, u64)> = HashMap::new();
-    let mut scratch = String::new();
-    for msg in rx {
-        let ok = match msg {
-            Msg::Open(id, ctx) => {
-                streams.insert(id, (ctx.settings.clone(), 0));
-                tx.send(Msg::Open(id, ctx)).is_ok()
-            }
-            Msg::Data(id, mut events) => match streams.get_mut(&id) {
-                Some((settings, dropped)) => {
-                    let before = events.len();
-                    events.retain_mut(|e| type_event(settings, e, &mut scratch));
-                    *dropped += (before - events.len()) as u64;
-                    events.is_empty() || tx.send(Msg::Data(id, events)).is_ok()
-                }
-                None => true,
-            },
-            Msg::Finish(id, mut fin) => {
-                if let Some((_, dropped)) = streams.remove(&id) {
-                    fin.report.dropped += dropped;
-                }
-                tx.send(Msg::Finish(id, fin)).is_ok()
-            }
-            Msg::Shutdown => {
-                let _ = tx.send(Msg::Shutdown);
-                return;
-            }
-        };
-        if !ok {
-            return;
-        }
-    }
-}
-
-/// Events waiting for the sink, and which streams they belong to.
-struct Pending {
-    events: Vec<Event>,
-    /// (stream id, number of its events in `events`), in arrival order.
-    owners: Vec<(u64, u64)>,
-}
-
-fn index_stage(
-    rx: Receiver<Msg<Vec<Event>>>,
-    mut sink: Box<dyn Sink>,
-    batch: usize,
-    first_error: Arc<Mutex<Option<SinkError>>>,
-) {
-    // Per stream: shared state and events made durable so far.
-    let mut streams: HashMap<u64, (Arc<StreamShared>, u64)> = HashMap::new();
-    let mut pending = Pending {
-        events: Vec::with_capacity(batch),
-        owners: Vec::new(),
-    };
-    let mut flush = |pending: &mut Pending,
-                     streams: &mut HashMap<u64, (Arc<StreamShared>, u64)>| {
-        if pending.events.is_empty() {
-            return;
-        }
-        let events = std::mem::replace(&mut pending.events, Vec::with_capacity(batch));
-        let result = sink.write(events);
-        for (id, n) in pending.owners.drain(..) {
-            let Some((shared, written)) = streams.get_mut(&id) else {
-                continue;
-            };
-            match &result {
-                Ok(()) => *written += n,
-                Err(e) => {
-                    if let Ok(mut slot) = shared.error.lock() {
-                        slot.get_or_insert_with(|| e.clone());
-                    }
-                }
-            }
-        }
-        if let Err(e) = result {
-            if let Ok(mut slot) = first_error.lock() {
-                slot.get_or_insert(e);
-            }
-        }
-    };
-    loop {
-        let msg = match rx.recv_timeout(FLUSH_IDLE) {
-            Ok(m) => m,
-            Err(RecvTimeoutError::Timeout) => {
-                flush(&mut pending, &mut streams);
-                continue;
-            }
-            Err(RecvTimeoutError::Disconnected) => break,
-        };
-        match msg {
-            Msg::Open(id, ctx) => {
-                streams.insert(id, (ctx.shared.clone(), 0));
-            }
-            Msg::Data(id, mut events) => {
-                let n = events.len() as u64;
-                pending.events.append(&mut events);
-                match pending.owners.last_mut() {
-                    Some((last, count)) if *last == id => *count += n,
-                    _ => pending.owners.push((id, n)),
-                }
-                if pending.events.len() >= batch {
-                    flush(&mut pending, &mut streams);
-                }
-            }
-            Msg::Finish(id, mut fin) => {
-                flush(&mut pending, &mut streams);
-                if let Some((shared, written)) = streams.remove(&id) {
-                    fin.report.events = written;
-                    let result = match shared.error() {
-                        Some(e) => Err(IngestError::Sink(e)),
-                        None => Ok(fin.report),
-                    };
-                    if let Some(reply) = fin.reply {
-                        let _ = reply.send(result);
-                    }
-                }
-            }
-            Msg::Shutdown => break,
-        }
-    }
-    flush(&mut pending, &mut streams);
 }
