@@ -341,4 +341,14 @@ mod tests {
         assert!(!matches(&cmp("tag", CmpOp::Ne, "b"), &mut r));
         assert!(matches(&cmp("tag", CmpOp::Ne, "c"), &mut r));
     }
+
+    proptest::proptest! {
+        /// Naive twin of `wildcard_match`: the pattern as an anchored regex.
+        #[test]
+        fn wildcard_matches_regex_twin(pat in "[ab*]{0,8}", text in "[abAB]{0,10}") {
+            let parts: Vec<String> = pat.split('*').map(regex::escape).collect();
+            let re = regex::Regex::new(&format!("(?i)^{}$", parts.join(".*"))).unwrap();
+            proptest::prop_assert_eq!(wildcard_match(pat.as_bytes(), text.as_bytes(), true), re.is_match(&text));
+        }
+    }
 }

@@ -1,7 +1,8 @@
 //! JSON extraction (`KV_MODE=json`): every leaf becomes a field named by its path, objects joined
 //! with `.` and arrays marked `{}` (`a.b`, `tags{}`, `items{}.id`). A path reached several times
-//! (through arrays) becomes a multivalue field, in document order. Leaves are strings as Splunk
-//! keeps them: numbers as written, `true`/`false`, `null`.
+//! (through arrays, or a dotted key colliding with a nested path) becomes a multivalue field:
+//! array elements in document order, object members in key order (serde_json's sorted map).
+//! Leaves are strings as Splunk keeps them: numbers as written, `true`/`false`, `null`.
 
 use crate::value::Value;
 use serde_json::Value as Json;
@@ -117,5 +118,26 @@ mod tests {
         assert!(!extract("{oops", &mut out));
         assert!(!extract("42", &mut out));
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn top_level_array_duplicates_and_dotted_keys() {
+        let mut out = Vec::new();
+        assert!(extract(r#"[{"a":1},{"a":2}]"#, &mut out));
+        assert_eq!(get(&out, "{}.a"), Some(&Value::Multi(vec![s("1"), s("2")])));
+        out.clear();
+        assert!(extract(
+            r#"{"a.b":"x","a":{"b":"y"},"e":[],"o":{}}"#,
+            &mut out
+        ));
+        // Key order: "a" sorts before "a.b".
+        assert_eq!(get(&out, "a.b"), Some(&Value::Multi(vec![s("y"), s("x")])));
+        assert_eq!(get(&out, "e{}"), None);
+        out.clear();
+        assert!(extract(r#"{"m":[[1,2],[3]]}"#, &mut out));
+        assert_eq!(
+            get(&out, "m{}{}"),
+            Some(&Value::Multi(vec![s("1"), s("2"), s("3")]))
+        );
     }
 }
