@@ -64,8 +64,8 @@ pub fn parse_tmp(name: &str) -> Option<u64> {
     name.strip_prefix(TMP_PREFIX)?.parse().ok()
 }
 
-/// Lists the buckets of an index from directory names alone, sorted by id.
-/// Unrecognised entries (lock file, `quarantine/`, temporary roll directories) are skipped.
+/// Lists the buckets of an index from directory names alone, sorted by id. A hot bucket whose
+/// warm copy already exists (a roll in its last step) is left out. Unrecognised entries (lock file, `quarantine/`, temporary roll directories) are skipped.
 pub fn list_buckets(index_dir: &Path) -> Result<Vec<BucketInfo>, StoreError> {
     let rd = match std::fs::read_dir(index_dir) {
         Ok(rd) => rd,
@@ -93,6 +93,9 @@ pub fn list_buckets(index_dir: &Path) -> Result<Vec<BucketInfo>, StoreError> {
         }
     }
     out.sort_by_key(|b| (b.id, b.kind == BucketKind::Hot));
+    // While a roll is between its rename and the hot-directory delete (or after a crash there),
+    // both copies exist: the warm one is complete, so the hot one is hidden.
+    out.dedup_by(|later, earlier| later.id == earlier.id && later.kind == BucketKind::Hot);
     Ok(out)
 }
 

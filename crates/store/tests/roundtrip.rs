@@ -167,3 +167,23 @@ fn empty_raw_events_regression() {
     let warm = open_bucket(&list_buckets(dir.path()).unwrap()[0]).unwrap();
     assert_eq!(read_all(warm.as_ref()), events);
 }
+
+#[test]
+fn listing_hides_a_hot_copy_of_a_rolled_bucket_and_open_follows_the_roll() {
+    let dir = tempfile::tempdir().unwrap();
+    let (w, _) = IndexWriter::open(dir.path(), IndexConfig::default()).unwrap();
+    w.append(&(0..20).map(event).collect::<Vec<_>>()).unwrap();
+    let hot_info = list_buckets(dir.path()).unwrap()[0].clone();
+    assert_eq!(hot_info.kind, BucketKind::Hot);
+    let wal = std::fs::read(hot_info.path.join("wal.log")).unwrap();
+    w.roll().unwrap();
+    // The listing taken before the roll still opens: it finds the warm successor.
+    let b = open_bucket(&hot_info).unwrap();
+    assert_eq!(b.meta().event_count, 20);
+    // Both copies on disk (as between rename and delete): only the warm one is listed.
+    std::fs::create_dir(&hot_info.path).unwrap();
+    std::fs::write(hot_info.path.join("wal.log"), wal).unwrap();
+    let infos = list_buckets(dir.path()).unwrap();
+    assert_eq!(infos.len(), 1);
+    assert_eq!(infos[0].kind, BucketKind::Warm);
+}

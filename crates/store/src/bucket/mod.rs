@@ -70,11 +70,25 @@ pub trait BucketRead {
     ) -> Result<(), StoreError>;
 }
 
-/// Opens the bucket `info` describes.
+/// Opens the bucket `info` describes. A hot bucket that rolled since it was listed is opened
+/// as its warm successor (same id).
 pub fn open_bucket(info: &BucketInfo) -> Result<Box<dyn BucketRead + Send + Sync>, StoreError> {
     Ok(match info.kind {
         BucketKind::Warm => Box::new(warm::WarmBucket::open(&info.path)?),
-        BucketKind::Hot => Box::new(hot::HotBucket::open(&info.path)?),
+        BucketKind::Hot => match hot::HotBucket::open(&info.path) {
+            Ok(b) => Box::new(b),
+            Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                let parent = info.path.parent().unwrap_or(std::path::Path::new("."));
+                let warm = crate::layout::list_buckets(parent)?
+                    .into_iter()
+                    .find(|b| b.id == info.id && b.kind == BucketKind::Warm)
+                    .ok_or_else(|| {
+                        StoreError::io(&info.path, std::io::ErrorKind::NotFound.into())
+                    })?;
+                Box::new(warm::WarmBucket::open(&warm.path)?)
+            }
+            Err(e) => return Err(e),
+        },
     })
 }
 
