@@ -6,7 +6,7 @@ use lode_store::{BucketRead, EventView};
 
 /// A varied event `i`: a few hosts and sourcetypes, some with index-time fields, multi-line ones.
 pub fn event(i: u64) -> Event {
-    let raw = if i % 7 == 0 {
+    let raw = if i.is_multiple_of(7) {
         format!(
             "2024-01-01 ERROR seq={i} user=U{} failed\n  at frame {}",
             i % 5,
@@ -26,13 +26,13 @@ pub fn event(i: u64) -> Event {
         raw,
         host: format!("web-{:02}", i % 4),
         source: format!("/var/log/app{}.log", i % 2),
-        sourcetype: if i % 3 == 0 {
+        sourcetype: if i.is_multiple_of(3) {
             "app:json".into()
         } else {
             "access".into()
         },
         index: "main".into(),
-        fields: if i % 5 == 0 {
+        fields: if i.is_multiple_of(5) {
             vec![("env".into(), "Prod".into()), ("seq".into(), i.to_string())]
         } else {
             Vec::new()
