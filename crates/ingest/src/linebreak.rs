@@ -170,7 +170,11 @@ impl LineBreaker {
             return;
         }
         let text = match self.settings.charset {
-            Charset::Utf8 => String::from_utf8_lossy(bytes).into_owned(),
+            // Validation alone is faster than the lossy decoder; invalid input takes the slow path.
+            Charset::Utf8 => match std::str::from_utf8(bytes) {
+                Ok(text) => text.to_owned(),
+                Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+            },
             Charset::Latin1 => bytes.iter().map(|&b| b as char).collect(),
         };
         out.push(text);

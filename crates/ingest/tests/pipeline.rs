@@ -217,3 +217,61 @@ fn dropped_handle_and_shutdown_still_flush_partial_data() {
     );
     assert_eq!(open.send(b"late"), Err(IngestError::Closed));
 }
+
+#[test]
+fn pipeline_types_can_be_shared_across_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    send_sync::<Pipeline>();
+    send_sync::<Settings>();
+    send::<lode_ingest::StreamHandle>();
+}
+
+mod chunking {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn arb_text() -> impl Strategy<Value = Vec<u8>> {
+        let piece = prop_oneof![
+            Just(b"2017-12-30 10:00:01,500 ERROR x\n".to_vec()),
+            Just(b"\tat a.B(B.java:1)\n".to_vec()),
+            Just(b"Dec 29 06:55:46 host sshd[1]: y\r\n".to_vec()),
+            Just(b"no date here".to_vec()),
+            Just(b"\n".to_vec()),
+            Just(b"\xc3\xa9\xff".to_vec()),
+        ];
+        prop::collection::vec(piece, 0..40).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// Any chunking through the threaded pipeline gives the events of `process_bytes`, for
+        /// the merging default, log4j and a line-per-event sourcetype.
+        #[test]
+        fn pipeline_equals_naive_twin(data in arb_text(), cuts in prop::collection::vec(0usize..1500, 0..6)) {
+            let (settings, _) = Settings::builtin().unwrap();
+            let metas = [meta("custom"), meta("log4j"), meta("syslog")];
+            let want: Vec<Vec<Event>> = metas.iter().map(|m| process_bytes(&settings, m, &data, NOW)).collect();
+            let out = Arc::new(Mutex::new(Vec::new()));
+            let pipeline = start(settings, Box::new(Collect(out.clone())), 2, 7);
+            let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (data.len() + 1)).collect();
+            cuts.sort();
+            for (i, m) in metas.iter().enumerate() {
+                let mut h = pipeline.open_stream(SourceMeta { source: format!("s{i}"), ..m.clone() });
+                let mut last = 0;
+                for &c in cuts.iter().chain([data.len()].iter()) {
+                    h.send(&data[last..c]).unwrap();
+                    last = c;
+                }
+                prop_assert_eq!(h.finish().unwrap().events, want[i].len() as u64);
+            }
+            pipeline.shutdown().unwrap();
+            let got = out.lock().unwrap();
+            for (i, w) in want.iter().enumerate() {
+                let mine: Vec<Event> = got.iter().filter(|e| e.source == format!("s{i}")).cloned()
+                    .map(|mut e| { e.source = "/var/log/test.log".into(); e }).collect();
+                prop_assert_eq!(&mine, w);
+            }
+        }
+    }
+}
