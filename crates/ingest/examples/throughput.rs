@@ -1,6 +1,7 @@
 //! Pipeline throughput on the LogHub samples repeated to ~200 MB.
 //!
-//! `cargo run --release -p lode-ingest --example throughput [MB]`
+//! `cargo run --release -p lode-ingest --example throughput [MB] [SOURCETYPE]`
+//! (SOURCETYPE forces one sourcetype on every file, e.g. `generic` for Splunk's `[default]`)
 //! Prints MB/s and events/s for the threaded pipeline (sink discards) and for the
 //! single-threaded naive twin `process_bytes`.
 
@@ -25,6 +26,7 @@ impl Sink for Count {
 
 fn main() -> anyhow::Result<()> {
     let target_mb: usize = std::env::args().nth(1).map_or(Ok(200), |a| a.parse())?;
+    let forced_sourcetype = std::env::args().nth(2);
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/loghub/");
     let mut inputs = Vec::new();
     for entry in std::fs::read_dir(dir)? {
@@ -45,7 +47,9 @@ fn main() -> anyhow::Result<()> {
             let meta = SourceMeta {
                 host: "bench".into(),
                 source: name.clone(),
-                sourcetype: guess_sourcetype(name, data),
+                sourcetype: forced_sourcetype
+                    .clone()
+                    .unwrap_or_else(|| guess_sourcetype(name, data)),
                 index: "main".into(),
             };
             (meta, data.repeat(repeats))
@@ -62,7 +66,10 @@ fn main() -> anyhow::Result<()> {
         batch_events: 10_000,
     };
     let started = Instant::now();
-    let pipeline = Pipeline::start(cfg, Box::new(Count(count.clone())));
+    // A fixed ingest time of 2017-12-31 so that the samples' dates (2005–2017) are accepted.
+    let now = 1_514_678_400_000_000;
+    let pipeline =
+        Pipeline::start_with_clock(cfg, Box::new(Count(count.clone())), Arc::new(move || now));
     std::thread::scope(|s| -> anyhow::Result<()> {
         let mut joins = Vec::new();
         for (meta, data) in &streams {
@@ -91,7 +98,6 @@ fn main() -> anyhow::Result<()> {
     );
 
     let started = Instant::now();
-    let now = 1_514_678_400_000_000;
     let mut naive_events = 0;
     for (meta, data) in &streams {
         naive_events += process_bytes(&settings, meta, data, now).len();
