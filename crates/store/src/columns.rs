@@ -145,8 +145,9 @@ impl Columns {
     fn decode_inner(body: &[u8]) -> Result<Columns, DecodeError> {
         let mut r = Reader::new(body);
         let n = r.varint()?;
-        // Every event takes at least 10 bytes (one per varint column).
-        if n.checked_mul(10).is_none_or(|b| b > body.len() as u64) {
+        // Every event takes at least 9 bytes: one varint in each of the 9 per-event columns
+        // (time, index time, slice, raw length, host, source, sourcetype, linecount, fields).
+        if n.checked_mul(9).is_none_or(|b| b > body.len() as u64) {
             return Err("event count larger than the file");
         }
         let n = n as usize;
