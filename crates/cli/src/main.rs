@@ -14,11 +14,15 @@ use clap::Parser;
 fn main() {
     let args = cli::Cli::parse();
     let filter = if args.verbose { "debug" } else { "warn" };
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("LODE_LOG").unwrap_or_else(|_| filter.into()),
-        )
-        .with_writer(std::io::stderr)
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::Layer;
+    let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_filter(
+        tracing_subscriber::EnvFilter::try_from_env("LODE_LOG").unwrap_or_else(|_| filter.into()),
+    );
+    tracing_subscriber::registry()
+        .with(stderr)
+        .with(lode_server::internal::InternalLayer)
         .init();
     let code = match cmd::run(args) {
         Ok(()) => exit::OK,

@@ -73,4 +73,6 @@ fn writes_go_through_a_running_server() {
     let status = server.wait().unwrap();
     assert!(status.success(), "{status:?}");
     assert_eq!(lode.count("via server"), 2);
+    // The server's own log went into _internal.
+    assert!(lode.count("index=_internal \"lode server started\"") >= 1);
 }

@@ -8,6 +8,7 @@
 
 pub mod error;
 pub mod format;
+pub mod internal;
 pub mod routes;
 
 use std::path::PathBuf;

@@ -43,6 +43,7 @@ pub fn serve(home: &Home, listen: Option<String>, on_ready: impl FnOnce(&str)) -
     }
     let listen = listen.unwrap_or_else(|| node.server_settings().listen.clone());
     let node = Arc::new(node);
+    let forwarder = lode_server::internal::start(node.clone(), super::add::local_host());
     let state = lode_server::AppState { node: node.clone(), index_root: home.index_root() };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -56,6 +57,7 @@ pub fn serve(home: &Home, listen: Option<String>, on_ready: impl FnOnce(&str)) -
         let url = format!("http://{addr}");
         lock.publish_server(&url)?;
         eprintln!("lode: serving {} at {url} (Ctrl-C to stop)", home.root().display());
+        tracing::info!(url = %url, home = %home.root().display(), "lode server started");
         on_ready(&url);
         let ticker_node = node.clone();
         let ticker = tokio::spawn(async move {
@@ -77,6 +79,11 @@ pub fn serve(home: &Home, listen: Option<String>, on_ready: impl FnOnce(&str)) -
         Ok::<_, CliError>(())
     })?;
     drop(rt);
+    tracing::info!("lode server stopping");
+    lode_server::internal::stop();
+    if let Some(f) = forwarder {
+        let _ = f.join();
+    }
     eprintln!("lode: shutting down: rolling hot buckets");
     let node = Arc::try_unwrap(node).map_err(|_| CliError::new(FAILURE, "requests still running at shutdown"))?;
     node.close().map_err(|e| CliError::new(FAILURE, e.to_string()))?;
