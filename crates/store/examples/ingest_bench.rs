@@ -1,15 +1,16 @@
 //! Ingest benchmark: loghub samples concatenated and repeated to ~100 MB, appended in batches of
 //! 1,000 events, then rolled. Prints MB/s of `_raw` and stored bytes vs raw.
 //!
-//! `cargo run --release -p lode-store --example ingest_bench [target_mb]`
+//! `cargo run --release -p lode-store --example ingest_bench [target_mb] [batch_events]`
 
 use std::time::Instant;
 
 use lode_event::Event;
-use lode_store::{inspect, list_buckets, IndexConfig, IndexWriter};
+use lode_store::{inspect, list_buckets, open_bucket, IndexConfig, IndexWriter};
 
 fn main() -> anyhow::Result<()> {
     let target_mb: u64 = std::env::args().nth(1).map_or(Ok(100), |s| s.parse())?;
+    let batch: usize = std::env::args().nth(2).map_or(Ok(1000), |s| s.parse())?;
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/loghub/");
     let mut lines: Vec<(String, String)> = Vec::new();
     let mut paths: Vec<_> = std::fs::read_dir(dir)?
@@ -47,12 +48,19 @@ fn main() -> anyhow::Result<()> {
     let tmp = tempfile::tempdir()?;
     let (w, _) = IndexWriter::open(tmp.path(), IndexConfig::default())?;
     let t0 = Instant::now();
-    for batch in events.chunks(1000) {
-        w.append(batch)?;
+    for b in events.chunks(batch) {
+        w.append(b)?;
     }
     let t_append = t0.elapsed();
+    let hot = list_buckets(tmp.path())?.pop().expect("a hot bucket");
+    let t1 = Instant::now();
+    let opened = open_bucket(&hot)?;
+    let t_hot = t1.elapsed();
+    let hot_mb = opened.meta().raw_bytes as f64 / 1e6;
+    drop(opened);
+    let t2 = Instant::now();
     w.close()?;
-    let t_all = t0.elapsed();
+    let t_all = t_append + t2.elapsed();
     let mb = raw_bytes as f64 / 1e6;
     println!(
         "{} events, {mb:.1} MB raw from {} files",
@@ -64,6 +72,10 @@ fn main() -> anyhow::Result<()> {
         mb / t_append.as_secs_f64(),
         mb / t_all.as_secs_f64(),
         t_all.as_secs_f64()
+    );
+    println!(
+        "batches of {batch} events; opening the {hot_mb:.1} MB hot bucket (WAL replay + in-memory index): {:.2} s",
+        t_hot.as_secs_f64()
     );
     let mut stored = 0;
     let mut per_file = std::collections::BTreeMap::new();

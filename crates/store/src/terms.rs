@@ -87,6 +87,13 @@ impl TermIndex {
             .map(|&i| self.postings[i as usize].as_slice())
     }
 
+    /// Calls `f` with every term and its postings, in no particular order.
+    pub fn for_each_term(&self, mut f: impl FnMut(&[u8], &[u32])) {
+        for (t, &i) in &self.ids {
+            f(t, &self.postings[i as usize]);
+        }
+    }
+
     /// Consumes the collector into `(term, postings)` sorted by term bytes.
     pub fn into_sorted(self) -> Vec<(Box<[u8]>, Vec<u32>)> {
         let mut postings = self.postings;

@@ -56,14 +56,32 @@ pub struct Scan {
 /// A bad header is an error (`Corrupt`/`Version`); a bad record ends the scan.
 pub fn scan(
     path: &Path,
+    f: impl FnMut(&[u8]) -> Result<(), StoreError>,
+) -> Result<Scan, StoreError> {
+    scan_from(path, HEADER_LEN as u64, f)
+}
+
+/// Like [`scan`], but starts at byte `start`, which must be the end of a valid record (or the
+/// header): used to catch up with records appended since an earlier scan. The header is
+/// checked every time.
+pub fn scan_from(
+    path: &Path,
+    start: u64,
     mut f: impl FnMut(&[u8]) -> Result<(), StoreError>,
 ) -> Result<Scan, StoreError> {
-    let mut bytes = Vec::new();
-    File::open(path)
-        .and_then(|mut file| file.read_to_end(&mut bytes))
+    use std::io::{Seek, SeekFrom};
+    let mut file = File::open(path).at(path)?;
+    let mut head = Vec::with_capacity(HEADER_LEN);
+    (&mut file)
+        .take(HEADER_LEN as u64)
+        .read_to_end(&mut head)
         .at(path)?;
-    check_header(path, &bytes)?;
-    let mut pos = HEADER_LEN;
+    check_header(path, &head)?;
+    let start = start.max(HEADER_LEN as u64);
+    file.seek(SeekFrom::Start(start)).at(path)?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).at(path)?;
+    let mut pos = 0;
     let mut records = 0;
     while bytes.len() - pos >= RECORD_HEADER_LEN {
         let len = u32::from_le_bytes(bytes[pos..pos + 4].try_into().expect("4")) as usize;
@@ -80,8 +98,8 @@ pub fn scan(
         records += 1;
     }
     Ok(Scan {
-        valid_len: pos as u64,
-        file_len: bytes.len() as u64,
+        valid_len: start + pos as u64,
+        file_len: start + bytes.len() as u64,
         records,
     })
 }
@@ -104,11 +122,20 @@ fn check_header(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
 /// Decodes every event of every valid record of the WAL at `path`.
 pub fn for_each_event(
     path: &Path,
+    f: impl FnMut(&Event) -> Result<(), StoreError>,
+) -> Result<Scan, StoreError> {
+    for_each_event_from(path, HEADER_LEN as u64, f)
+}
+
+/// Decodes every event of the valid records from byte `start` (see [`scan_from`]).
+pub fn for_each_event_from(
+    path: &Path,
+    start: u64,
     mut f: impl FnMut(&Event) -> Result<(), StoreError>,
 ) -> Result<Scan, StoreError> {
     let mut scratch = Event::default();
     let mut inner: Option<StoreError> = None;
-    let scan = scan(path, |payload| {
+    let scan = scan_from(path, start, |payload| {
         let r = codec::for_each_in_batch(payload, &mut scratch, |e| {
             f(e).map_err(|err| {
                 inner = Some(err);

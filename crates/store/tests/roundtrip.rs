@@ -187,3 +187,43 @@ fn listing_hides_a_hot_copy_of_a_rolled_bucket_and_open_follows_the_roll() {
     assert_eq!(infos.len(), 1);
     assert_eq!(infos[0].kind, BucketKind::Warm);
 }
+
+#[test]
+fn hot_snapshots_grow_incrementally_and_stay_consistent() {
+    let dir = tempfile::tempdir().unwrap();
+    let (w, _) = IndexWriter::open(dir.path(), IndexConfig::default()).unwrap();
+    let events: Vec<_> = (0..400).map(event).collect();
+    w.append(&events[..150]).unwrap();
+    let info = list_buckets(dir.path()).unwrap()[0].clone();
+    let first = open_bucket(&info).unwrap();
+    w.append(&events[150..]).unwrap();
+    let second = open_bucket(&info).unwrap();
+    let q = TermQuery::Term(b"error".to_vec());
+    // The first snapshot is unaffected by what was indexed for the second.
+    assert_eq!(first.meta().event_count, 150);
+    assert_eq!(read_all(first.as_ref()), events[..150].to_vec());
+    assert!(first.eval(&q).unwrap().iter().all(|n| n < 150));
+    assert_eq!(read_all(second.as_ref()), events);
+    let want: Vec<u32> = (0..400).filter(|i| i % 7 == 0).collect();
+    assert_eq!(
+        second.eval(&q).unwrap().into_iter().collect::<Vec<_>>(),
+        want
+    );
+    assert_eq!(
+        first
+            .eval(&TermQuery::Prefix(b"seq=39".to_vec()))
+            .unwrap()
+            .len(),
+        1,
+        "only seq=39: seq=390..399 arrived after the first snapshot"
+    );
+    assert_eq!(
+        second
+            .eval(&TermQuery::Prefix(b"seq=39".to_vec()))
+            .unwrap()
+            .len(),
+        11
+    );
+    assert!(!first.may_contain(b"seq=399"));
+    assert!(second.may_contain(b"seq=399"));
+}

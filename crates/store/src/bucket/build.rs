@@ -121,6 +121,12 @@ impl Builder {
         Ok(())
     }
 
+    /// The uncompressed bytes of the slice being filled (its number is the count of slices
+    /// handed to the sink so far).
+    pub fn current_slice(&self) -> &[u8] {
+        &self.cur
+    }
+
     /// Flushes the last slice and returns the parts.
     pub fn finish(
         mut self,
