@@ -246,3 +246,56 @@ fn explain_shows_the_plan() {
     );
     assert!(text.contains("order: newest first"), "{text}");
 }
+
+/// Figures for the report (not asserted; `cargo test --release -- --ignored --nocapture`): the
+/// 16 loghub samples (32 000 events) in 16 warm buckets, a rare term and a dense count through
+/// the index path and the naive twin.
+#[test]
+#[ignore]
+fn loghub_figures() {
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/loghub/");
+    let dir = tempfile::tempdir().unwrap();
+    let mut files: Vec<_> = std::fs::read_dir(data)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.retain(|p| p.extension().is_some_and(|x| x == "log"));
+    files.sort();
+    let mut chunks = Vec::new();
+    for (k, f) in files.iter().enumerate() {
+        let host = f.file_stem().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(f).unwrap();
+        let events = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| {
+                event(
+                    (1_600_000_000 + (k * 2000 + i) as i64) * SEC,
+                    &host,
+                    "loghub",
+                    l,
+                )
+            })
+            .collect();
+        chunks.push(Chunk { events, roll: true });
+    }
+    write_index(dir.path(), "main", &chunks);
+    for q in [
+        "blk_-1030832046197982436",
+        "error | stats count by host",
+        "* | head 10",
+    ] {
+        for force in [false, true] {
+            let start = std::time::Instant::now();
+            let (rows, s) = collect(dir.path(), &request(q, force)).unwrap();
+            println!(
+                "{q:40} force_scan={force:5} rows={:4} buckets_read={:2} bloom_skips={:2} scanned={:6} in {:?}",
+                rows.len(),
+                s.buckets_read,
+                s.buckets_skipped_bloom,
+                s.events_scanned,
+                start.elapsed()
+            );
+        }
+    }
+}
