@@ -67,6 +67,34 @@ impl StoreError {
         }
     }
 
+    /// A copy of this error for a cached failure that is reported again (I/O errors keep
+    /// their kind and message).
+    pub(crate) fn duplicate(&self) -> StoreError {
+        match self {
+            StoreError::Io { path, source } => StoreError::Io {
+                path: path.clone(),
+                source: std::io::Error::new(source.kind(), source.to_string()),
+            },
+            StoreError::Corrupt { path, reason } => StoreError::corrupt(path, reason.clone()),
+            StoreError::Version {
+                path,
+                found,
+                supported,
+            } => StoreError::Version {
+                path: path.clone(),
+                found: *found,
+                supported: *supported,
+            },
+            StoreError::Locked { path } => StoreError::Locked { path: path.clone() },
+            StoreError::UnknownIndex(s) => StoreError::UnknownIndex(s.clone()),
+            StoreError::Limit(s) => StoreError::Limit(s.clone()),
+            StoreError::Broken { path, reason } => StoreError::Broken {
+                path: path.clone(),
+                reason: reason.clone(),
+            },
+        }
+    }
+
     /// Builds a corruption error about `path`.
     pub fn corrupt(path: impl Into<PathBuf>, reason: impl Into<String>) -> Self {
         StoreError::Corrupt {

@@ -84,7 +84,11 @@ pub fn check_warm(path: &Path) -> Vec<FsckProblem> {
         Ok(b) => b,
         Err(e) => return vec![problem_of(path, e)],
     };
-    let mut stream = b.lexicon().stream();
+    let lexicon = match b.prepare().and_then(|()| b.lexicon()) {
+        Ok(l) => l,
+        Err(e) => return vec![problem_of(path, e)],
+    };
+    let mut stream = lexicon.stream();
     while let Some((_, off)) = stream.next() {
         if let Err(e) = b.postings_at(off) {
             return vec![problem_of(path, e)];

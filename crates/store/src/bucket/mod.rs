@@ -41,6 +41,14 @@ pub struct EventView<'a> {
 pub trait BucketRead {
     /// Metadata: id, time range (µs), event count, raw bytes, per host/source/sourcetype stats.
     fn meta(&self) -> &BucketMeta;
+    /// Loads what the column accessors ([`BucketRead::times`], the `*_ids` and `*_names`
+    /// methods) serve, reporting damage. Warm buckets load columns lazily so that a search
+    /// the bloom filter rules out never reads them; the accessors return empty slices if loading
+    /// failed, so call this first when using them without `eval`/`read_events` (which load and
+    /// report errors themselves).
+    fn prepare(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
     /// Whether `term` (lowercased) may occur: bloom filter for warm buckets (false = certainly
     /// absent), exact lexicon check for hot ones.
     fn may_contain(&self, term: &[u8]) -> bool;

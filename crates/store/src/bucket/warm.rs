@@ -4,6 +4,7 @@
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use fst::{IntoStreamer, Map, Streamer};
 use roaring::RoaringBitmap;
@@ -23,48 +24,44 @@ use crate::postings;
 use crate::query::{eval, TermQuery, TermSource};
 
 /// An open warm bucket. Immutable; `Send + Sync`, so many searches may share it.
+///
+/// Opening reads only the metadata, the bloom filter and the slice table (and checks the other
+/// footers); the lexicon is loaded on the first query and the columns on first use, so a
+/// search that the bloom filter or the time range rules out costs a few small reads.
 pub struct WarmBucket {
     path: PathBuf,
     meta: BucketMeta,
     bloom: Bloom,
-    lexicon: Map<Vec<u8>>,
+    /// Loaded on first use; a failure is kept and reported on every use.
+    lexicon: OnceLock<Result<Map<Vec<u8>>, StoreError>>,
     postings: File,
     /// Body length of the postings file, bytes.
     postings_len: u64,
     journal: File,
     slices: Vec<SliceEntry>,
-    cols: Columns,
+    /// Loaded on first use; a failure is kept and reported on every use.
+    cols: OnceLock<Result<Columns, StoreError>>,
 }
 
+static NO_COLUMNS: OnceLock<Columns> = OnceLock::new();
+
 impl WarmBucket {
-    /// Opens the bucket directory `path`, verifying footers of every file and checksums of
-    /// every file except the journal (per-slice checksums) and postings (checked by fsck), and
-    /// cross-checking columns, slices and metadata.
+    /// Opens the bucket directory `path`: verifies metadata, bloom filter and slice table
+    /// (footer and checksum) and the footers of journal, postings, lexicon and columns.
+    /// Lexicon and columns are verified completely when first used (see [`BucketRead::prepare`]).
     pub fn open(path: &Path) -> Result<WarmBucket, StoreError> {
         let meta_path = path.join(META_FILE);
         let meta: BucketMeta = serde_json::from_slice(&read_verified(&meta_path, magic::META)?)
             .map_err(|e| StoreError::corrupt(&meta_path, format!("bad JSON: {e}")))?;
-        let cols_path = path.join(COLUMNS_FILE);
-        let cols = Columns::decode(&cols_path, &read_verified(&cols_path, magic::COLUMNS)?)?;
-        if cols.len() as u64 != meta.event_count {
-            return Err(StoreError::corrupt(
-                &cols_path,
-                format!(
-                    "{} events but meta.json says {}",
-                    cols.len(),
-                    meta.event_count
-                ),
-            ));
+        if meta.event_count > u32::MAX as u64 {
+            return Err(StoreError::corrupt(&meta_path, "event count beyond u32"));
         }
         let jpath = path.join(JOURNAL_FILE);
         let (journal, journal_len) = open_checked(&jpath, magic::JOURNAL)?;
         let spath = path.join(SLICES_FILE);
         let slices = decode_slices(&spath, &read_verified(&spath, magic::SLICES)?, journal_len)?;
-        let lens: Vec<u32> = slices.iter().map(|s| s.ulen).collect();
-        cols.check_slices(&cols_path, &lens)?;
-        let lpath = path.join(LEXICON_FILE);
-        let lexicon = Map::new(read_verified(&lpath, magic::LEXICON)?)
-            .map_err(|e| StoreError::corrupt(&lpath, format!("bad lexicon: {e}")))?;
+        open_checked(&path.join(LEXICON_FILE), magic::LEXICON)?;
+        open_checked(&path.join(COLUMNS_FILE), magic::COLUMNS)?;
         let (postings, postings_len) = open_checked(&path.join(POSTINGS_FILE), magic::POSTINGS)?;
         let bpath = path.join(BLOOM_FILE);
         let bloom = Bloom::decode(&read_verified(&bpath, magic::BLOOM)?)
@@ -73,23 +70,62 @@ impl WarmBucket {
             path: path.to_path_buf(),
             meta,
             bloom,
-            lexicon,
+            lexicon: OnceLock::new(),
             postings,
             postings_len,
             journal,
             slices,
-            cols,
+            cols: OnceLock::new(),
         })
+    }
+
+    fn load_columns(&self) -> Result<Columns, StoreError> {
+        let cols_path = self.path.join(COLUMNS_FILE);
+        let cols = Columns::decode(&cols_path, &read_verified(&cols_path, magic::COLUMNS)?)?;
+        if cols.len() as u64 != self.meta.event_count {
+            return Err(StoreError::corrupt(
+                &cols_path,
+                format!(
+                    "{} events but meta.json says {}",
+                    cols.len(),
+                    self.meta.event_count
+                ),
+            ));
+        }
+        let lens: Vec<u32> = self.slices.iter().map(|s| s.ulen).collect();
+        cols.check_slices(&cols_path, &lens)?;
+        Ok(cols)
+    }
+
+    /// The columns, loading them on first use.
+    pub fn columns(&self) -> Result<&Columns, StoreError> {
+        match self.cols.get_or_init(|| self.load_columns()) {
+            Ok(c) => Ok(c),
+            Err(e) => Err(e.duplicate()),
+        }
+    }
+
+    fn cols_or_empty(&self) -> &Columns {
+        self.columns()
+            .unwrap_or_else(|_| NO_COLUMNS.get_or_init(Columns::new))
+    }
+
+    /// The lexicon (term → postings value), loading it on first use.
+    pub fn lexicon(&self) -> Result<&Map<Vec<u8>>, StoreError> {
+        let load = || {
+            let lpath = self.path.join(LEXICON_FILE);
+            Map::new(read_verified(&lpath, magic::LEXICON)?)
+                .map_err(|e| StoreError::corrupt(&lpath, format!("bad lexicon: {e}")))
+        };
+        match self.lexicon.get_or_init(load) {
+            Ok(m) => Ok(m),
+            Err(e) => Err(e.duplicate()),
+        }
     }
 
     /// The bucket directory.
     pub fn path(&self) -> &Path {
         &self.path
-    }
-
-    /// The lexicon (term → postings offset), for inspection and tools.
-    pub fn lexicon(&self) -> &Map<Vec<u8>> {
-        &self.lexicon
     }
 
     /// Journal slice table.
@@ -132,11 +168,11 @@ impl WarmBucket {
 
 impl TermSource for WarmBucket {
     fn event_count(&self) -> u32 {
-        self.cols.len() as u32
+        self.meta.event_count as u32
     }
 
     fn postings(&self, term: &[u8]) -> Result<RoaringBitmap, StoreError> {
-        match self.lexicon.get(term) {
+        match self.lexicon()?.get(term) {
             Some(off) => self.postings_at(off),
             None => Ok(RoaringBitmap::new()),
         }
@@ -148,7 +184,7 @@ impl TermSource for WarmBucket {
         accept: &mut dyn FnMut(&[u8]) -> bool,
         out: &mut RoaringBitmap,
     ) -> Result<(), StoreError> {
-        let mut stream = self.lexicon.range().ge(prefix).into_stream();
+        let mut stream = self.lexicon()?.range().ge(prefix).into_stream();
         while let Some((term, off)) = stream.next() {
             if !term.starts_with(prefix) {
                 break;
@@ -200,6 +236,9 @@ impl BucketRead for WarmBucket {
     fn meta(&self) -> &BucketMeta {
         &self.meta
     }
+    fn prepare(&self) -> Result<(), StoreError> {
+        self.columns().map(|_| ())
+    }
     fn may_contain(&self, term: &[u8]) -> bool {
         self.bloom.may_contain(&term.to_ascii_lowercase())
     }
@@ -207,31 +246,31 @@ impl BucketRead for WarmBucket {
         eval(self, q)
     }
     fn times(&self) -> &[i64] {
-        &self.cols.times
+        &self.cols_or_empty().times
     }
     fn host_ids(&self) -> &[u32] {
-        &self.cols.host
+        &self.cols_or_empty().host
     }
     fn host_names(&self) -> &[String] {
-        &self.cols.hosts
+        &self.cols_or_empty().hosts
     }
     fn source_ids(&self) -> &[u32] {
-        &self.cols.source
+        &self.cols_or_empty().source
     }
     fn source_names(&self) -> &[String] {
-        &self.cols.sources
+        &self.cols_or_empty().sources
     }
     fn sourcetype_ids(&self) -> &[u32] {
-        &self.cols.sourcetype
+        &self.cols_or_empty().sourcetype
     }
     fn sourcetype_names(&self) -> &[String] {
-        &self.cols.sourcetypes
+        &self.cols_or_empty().sourcetypes
     }
     fn read_events(
         &self,
         ids: &mut dyn Iterator<Item = u32>,
         f: &mut dyn FnMut(EventView<'_>) -> bool,
     ) -> Result<(), StoreError> {
-        read_events_with(&self.path, &self.cols, self, ids, f)
+        read_events_with(&self.path, self.columns()?, self, ids, f)
     }
 }
