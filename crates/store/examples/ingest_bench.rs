@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use lode_event::Event;
-use lode_store::{inspect, list_buckets, open_bucket, IndexConfig, IndexWriter};
+use lode_store::{inspect, list_buckets, open_bucket, IndexConfig, IndexWriter, TermQuery};
 
 fn main() -> anyhow::Result<()> {
     let target_mb: u64 = std::env::args().nth(1).map_or(Ok(100), |s| s.parse())?;
@@ -77,6 +77,27 @@ fn main() -> anyhow::Result<()> {
         "batches of {batch} events; opening the {hot_mb:.1} MB hot bucket (WAL replay + in-memory index): {:.2} s",
         t_hot.as_secs_f64()
     );
+    for b in list_buckets(tmp.path())? {
+        let t = Instant::now();
+        let bucket = open_bucket(&b)?;
+        let absent = bucket.may_contain(b"zzqqxx-not-there");
+        let t_open = t.elapsed();
+        let t = Instant::now();
+        let hits = bucket.eval(&TermQuery::Term(b"failed".to_vec()))?;
+        let mut n = 0;
+        bucket.read_events(&mut hits.iter().take(10), &mut |_| {
+            n += 1;
+            true
+        })?;
+        println!(
+            "bucket {}: open + bloom check {:.2} ms (absent term maybe-present: {absent}); \
+             term 'failed' {} hits, eval + read 10 events {:.2} ms",
+            b.id,
+            t_open.as_secs_f64() * 1e3,
+            hits.len(),
+            t.elapsed().as_secs_f64() * 1e3
+        );
+    }
     let mut stored = 0;
     let mut per_file = std::collections::BTreeMap::new();
     for b in list_buckets(tmp.path())? {
