@@ -1,7 +1,7 @@
 //! Ingest benchmark: loghub samples concatenated and repeated to ~100 MB, appended in batches of
 //! 1,000 events, then rolled. Prints MB/s of `_raw` and stored bytes vs raw.
 //!
-//! `cargo run --release -p lode-store --example ingest_bench [target_mb] [batch_events]`
+//! `cargo run --release -p lode-store --example ingest_bench [target_mb] [batch_events] [keep_dir]`
 
 use std::time::Instant;
 
@@ -46,13 +46,18 @@ fn main() -> anyhow::Result<()> {
         }
     }
     let tmp = tempfile::tempdir()?;
-    let (w, _) = IndexWriter::open(tmp.path(), IndexConfig::default())?;
+    // Optional third argument: keep the index in this directory instead of a temporary one.
+    let keep = std::env::args().nth(3).map(std::path::PathBuf::from);
+    let tmp_path = keep.clone().unwrap_or_else(|| tmp.path().to_path_buf());
+    let (w, _) = IndexWriter::open(tmp_path.as_path(), IndexConfig::default())?;
     let t0 = Instant::now();
     for b in events.chunks(batch) {
         w.append(b)?;
     }
     let t_append = t0.elapsed();
-    let hot = list_buckets(tmp.path())?.pop().expect("a hot bucket");
+    let hot = list_buckets(tmp_path.as_path())?
+        .pop()
+        .expect("a hot bucket");
     let t1 = Instant::now();
     let opened = open_bucket(&hot)?;
     let t_hot = t1.elapsed();
@@ -77,7 +82,7 @@ fn main() -> anyhow::Result<()> {
         "batches of {batch} events; opening the {hot_mb:.1} MB hot bucket (WAL replay + in-memory index): {:.2} s",
         t_hot.as_secs_f64()
     );
-    for b in list_buckets(tmp.path())? {
+    for b in list_buckets(tmp_path.as_path())? {
         let t = Instant::now();
         let bucket = open_bucket(&b)?;
         let absent = bucket.may_contain(b"zzqqxx-not-there");
@@ -100,7 +105,7 @@ fn main() -> anyhow::Result<()> {
     }
     let mut stored = 0;
     let mut per_file = std::collections::BTreeMap::new();
-    for b in list_buckets(tmp.path())? {
+    for b in list_buckets(tmp_path.as_path())? {
         let s = inspect(&b.path)?;
         stored += s.stored_bytes;
         for (f, n) in s.files {

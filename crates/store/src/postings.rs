@@ -4,7 +4,9 @@
 //! event, number `v >> 1`, and has no postings entry (most terms of real logs are that rare).
 //! Otherwise `v >> 1` is the offset of an entry `kind u8 | len varint | data[len]` in the
 //! postings body: kind 0 = ascending event numbers as varint deltas (the first from 0), kind
-//! 1 = a roaring bitmap in its portable serialization. The writer picks the smaller one.
+//! 1 = a roaring bitmap in its portable serialization, kind 2 = runs of consecutive numbers as
+//! `(gap varint, length − 1 varint)` pairs, the gap counted from the end of the previous run
+//! (from 0 for the first). The writer picks the smallest.
 
 use roaring::RoaringBitmap;
 
@@ -14,6 +16,8 @@ use crate::codec::{put_varint, Reader};
 pub const KIND_DELTAS: u8 = 0;
 /// Entry kind: portable roaring bitmap.
 pub const KIND_ROARING: u8 = 1;
+/// Entry kind: runs of consecutive event numbers.
+pub const KIND_RUNS: u8 = 2;
 /// Lists shorter than this are always delta-coded (roaring's fixed overhead dominates).
 const ROARING_MIN_LEN: usize = 64;
 
@@ -49,6 +53,12 @@ pub fn encode(list: &[u32], postings: &mut Vec<u8>, scratch: &mut Vec<u8>) -> st
         prev = x;
     }
     let mut kind = KIND_DELTAS;
+    let mut runs = Vec::new();
+    encode_runs(list, &mut runs);
+    if runs.len() < scratch.len() {
+        std::mem::swap(scratch, &mut runs);
+        kind = KIND_RUNS;
+    }
     if list.len() >= ROARING_MIN_LEN {
         let bm = RoaringBitmap::from_sorted_iter(list.iter().copied())
             .map_err(|e| std::io::Error::other(e.to_string()))?;
@@ -64,12 +74,29 @@ pub fn encode(list: &[u32], postings: &mut Vec<u8>, scratch: &mut Vec<u8>) -> st
     Ok(offset << 1)
 }
 
+/// Appends `list` (ascending) as runs: `(gap, len - 1)` varint pairs.
+fn encode_runs(list: &[u32], out: &mut Vec<u8>) {
+    let mut next = 0u32; // first number after the previous run
+    let mut i = 0;
+    while i < list.len() {
+        let start = list[i];
+        let mut j = i + 1;
+        while j < list.len() && list[j] == list[j - 1] + 1 {
+            j += 1;
+        }
+        put_varint(out, (start - next) as u64);
+        put_varint(out, (j - i - 1) as u64);
+        next = list[j - 1] + 1;
+        i = j;
+    }
+}
+
 /// Parses an entry header (`kind`, data length) from the first bytes of an entry; returns
 /// `(kind, header_len, data_len)`.
 pub fn parse_header(head: &[u8]) -> Result<(u8, usize, u64), &'static str> {
     let mut r = Reader::new(head);
     let kind = r.bytes(1)?[0];
-    if kind > KIND_ROARING {
+    if kind > KIND_RUNS {
         return Err("unknown postings kind");
     }
     let len = r.varint()?;
@@ -82,6 +109,20 @@ pub fn decode_data(kind: u8, data: &[u8]) -> Result<RoaringBitmap, String> {
         return RoaringBitmap::deserialize_from(data).map_err(|e| e.to_string());
     }
     let mut r = Reader::new(data);
+    if kind == KIND_RUNS {
+        let mut out = RoaringBitmap::new();
+        let mut next = 0u64;
+        while !r.is_empty() {
+            let start = next.checked_add(r.varint()?).ok_or("run overflow")?;
+            let end = start.checked_add(r.varint()?).ok_or("run overflow")?;
+            if end > u32::MAX as u64 - 1 {
+                return Err("event number overflow".into());
+            }
+            out.insert_range(start as u32..=end as u32);
+            next = end + 1;
+        }
+        return Ok(out);
+    }
     let mut prev = 0u64;
     let mut first = true;
     let mut out = Vec::new();
@@ -105,9 +146,24 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    #[test]
+    fn runs_chosen_for_consecutive_numbers() {
+        let list: Vec<u32> = (1000..3000).collect();
+        let (mut postings, mut scratch) = (Vec::new(), Vec::new());
+        encode(&list, &mut postings, &mut scratch).unwrap();
+        assert_eq!(postings[0], KIND_RUNS);
+        assert!(postings.len() < 8, "{} bytes", postings.len());
+    }
+
     proptest! {
         #[test]
-        fn round_trip(mut list in proptest::collection::vec(0u32..200_000, 1..300)) {
+        fn round_trip(
+            mut list in proptest::collection::vec(0u32..200_000, 1..300),
+            runs in proptest::collection::vec((0u32..300_000, 1u32..500), 0..4),
+        ) {
+            for (start, len) in runs {
+                list.extend(start..start + len);
+            }
             list.sort_unstable();
             list.dedup();
             let mut postings = vec![9u8; 3];
