@@ -115,6 +115,12 @@ pub fn run(
         stats
             .explain
             .push(format!("required terms (bloom): {}", required.join(", ")));
+        if plan.exact {
+            stats.explain.push("verify: none (the term query decides the clause exactly)".into());
+        }
+        if plan.columns_only {
+            stats.explain.push("rows: from bucket columns only (no raw slice read)".into());
+        }
         stats.explain.push(
             if time_ordered {
                 "order: newest first (k-way merge by time)"
@@ -133,6 +139,8 @@ pub fn run(
         explain: req.explain,
         force_scan: req.force_scan,
         time_ordered,
+        exact: plan.exact,
+        columns_only: plan.columns_only && !req.force_scan,
     };
     scan::scan(&sctx, &plan.indexes, exec, emit, &mut stats)?;
     Ok(stats)

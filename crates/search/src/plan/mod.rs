@@ -6,6 +6,7 @@
 //! selection), [`time`] (time range), [`order`] (time-ordered or batch reading), [`explain`]
 //! (rendering for `explain`).
 
+pub mod columns;
 pub mod explain;
 pub mod index;
 pub mod lower;
@@ -51,6 +52,11 @@ pub struct Plan {
     pub query: TermQuery,
     /// Terms every match contains (for bloom checks).
     pub required: Vec<Vec<u8>>,
+    /// `query` selects exactly the matching events (with the time range and index selection):
+    /// the matcher need not re-check candidates.
+    pub exact: bool,
+    /// Rows can be built from the bucket columns alone ([`columns`]): no raw slice is read.
+    pub columns_only: bool,
 }
 
 /// Plans `pipeline` over the indexes named in `available`.
@@ -80,11 +86,13 @@ pub fn plan(
         opts.tz,
     )?;
     let indexes = index::select(&index::index_groups(clause.as_ref()), available);
-    let query = if opts.force_scan {
-        TermQuery::All
+    let (query, exact) = if opts.force_scan {
+        (TermQuery::All, false)
     } else {
-        lower::lower(clause.as_ref()).query
+        let lowered = lower::lower(clause.as_ref());
+        (lowered.query, lowered.exact)
     };
+    let columns_only = exact && columns::reads_only_columns(&commands);
     let mut required = Vec::new();
     lower::required_terms(&query, &mut required);
     Ok(Plan {
@@ -94,6 +102,8 @@ pub fn plan(
         range,
         query,
         required,
+        exact,
+        columns_only,
     })
 }
 

@@ -35,7 +35,7 @@ pub fn run(
         let mut cursor = Cursor::new(b.clone(), opened, false);
         while !cursor.is_done() && !sink.stopped() {
             rows.clear();
-            match cursor.read_chunk(ctx.clause, &mut rows, stats) {
+            match cursor.read_chunk(ctx.verify_clause(), ctx.columns_only, &mut rows, stats) {
                 Ok(()) => {}
                 Err(e) if is_corrupt(&e) => {
                     warn_corrupt(stats, &b.label, &e);

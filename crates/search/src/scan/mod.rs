@@ -50,6 +50,21 @@ pub struct ScanCtx<'a> {
     pub force_scan: bool,
     /// Results must come newest first (event searches, order-dependent pipelines).
     pub time_ordered: bool,
+    /// The term query decides the clause exactly: candidates are not re-checked by the matcher.
+    pub exact: bool,
+    /// Build rows from the bucket columns only (see [`crate::plan::columns`]).
+    pub columns_only: bool,
+}
+
+impl ScanCtx<'_> {
+    /// The clause candidates must be verified against: `None` when the index decided it.
+    pub fn verify_clause(&self) -> Option<&SearchExpr> {
+        if self.exact && !self.force_scan {
+            None
+        } else {
+            self.clause
+        }
+    }
 }
 
 impl ScanCtx<'_> {
