@@ -10,7 +10,6 @@
 use std::path::Path;
 
 use crate::codec::{put_ivarint, put_str, put_varint, DecodeError, Reader};
-use crate::consts::{MAX_LOADED_FILE, ZSTD_LEVEL};
 use crate::error::StoreError;
 
 /// Columns of a bucket, indexed by event number.
@@ -118,28 +117,13 @@ impl Columns {
             put_varint(&mut inner, d.len() as u64);
             d.iter().for_each(|s| put_str(&mut inner, s));
         }
-        out.extend_from_slice(&(inner.len() as u64).to_le_bytes());
-        out.extend_from_slice(&zstd::bulk::compress(&inner, ZSTD_LEVEL)?);
-        Ok(())
+        crate::packed::pack(&inner, out)
     }
 
     /// Parses and validates a body (dictionary ids in range, field offsets monotone).
     pub fn decode(path: &Path, body: &[u8]) -> Result<Columns, StoreError> {
-        let bad = |r: String| StoreError::corrupt(path, r);
-        if body.len() < 8 {
-            return Err(bad("columns body too short".into()));
-        }
-        let ulen = u64::from_le_bytes(body[..8].try_into().expect("8"));
-        // zstd cannot expand more than ~2^17 times; a larger claim is damage, not data.
-        if ulen > MAX_LOADED_FILE || ulen > (body.len() as u64).saturating_mul(1 << 17) {
-            return Err(bad(format!("implausible uncompressed length {ulen}")));
-        }
-        let inner = zstd::bulk::decompress(&body[8..], ulen as usize)
-            .map_err(|e| bad(format!("columns do not decompress: {e}")))?;
-        if inner.len() as u64 != ulen {
-            return Err(bad("columns decompress to the wrong length".into()));
-        }
-        Self::decode_inner(&inner).map_err(|r| bad(r.to_string()))
+        let inner = crate::packed::unpack(path, body)?;
+        Self::decode_inner(&inner).map_err(|r| StoreError::corrupt(path, r))
     }
 
     fn decode_inner(body: &[u8]) -> Result<Columns, DecodeError> {

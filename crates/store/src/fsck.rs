@@ -88,9 +88,10 @@ pub fn check_warm(path: &Path) -> Vec<FsckProblem> {
         Ok(l) => l,
         Err(e) => return vec![problem_of(path, e)],
     };
+    let mut scratch = crate::bucket::warm::BlockScratch::default();
     let mut stream = lexicon.stream();
     while let Some((_, off)) = stream.next() {
-        if let Err(e) = b.postings_at(off) {
+        if let Err(e) = b.postings_at(off, &mut scratch) {
             return vec![problem_of(path, e)];
         }
     }

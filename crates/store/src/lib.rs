@@ -20,6 +20,7 @@ pub mod fsck;
 pub mod inspect;
 pub mod layout;
 pub mod meta;
+pub mod packed;
 pub mod postings;
 pub mod query;
 mod recover;

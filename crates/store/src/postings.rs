@@ -2,8 +2,10 @@
 //!
 //! A lexicon value `v` with the low bit set is an inline posting: the term occurs in exactly one
 //! event, number `v >> 1`, and has no postings entry (most terms of real logs are that rare).
-//! Otherwise `v >> 1` is the offset of an entry `kind u8 | len varint | data[len]` in the
-//! postings body: kind 0 = ascending event numbers as varint deltas (the first from 0), kind
+//! Otherwise `v >> 1` is `block << 15 | offset`: the entry starts at `offset` in the
+//! uncompressed postings block `block`. Blocks are ~32 KiB of entries, each compressed on its
+//! own (zstd); the postings body is the compressed blocks then a block table in the slice-table
+//! format (see journal.md) and its length u64. An entry is `kind u8 | len varint | data[len]`: kind 0 = ascending event numbers as varint deltas (the first from 0), kind
 //! 1 = a roaring bitmap in its portable serialization, kind 2 = runs of consecutive numbers as
 //! `(gap varint, length − 1 varint)` pairs, the gap counted from the end of the previous run
 //! (from 0 for the first). The writer picks the smallest.
@@ -21,13 +23,24 @@ pub const KIND_RUNS: u8 = 2;
 /// Lists shorter than this are always delta-coded (roaring's fixed overhead dominates).
 const ROARING_MIN_LEN: usize = 64;
 
+/// Uncompressed size a postings block is closed at, in bytes: a rare-term lookup decompresses
+/// at most one block (~20 µs), and zstd's ratio on postings is close to its best at this size.
+/// Entries start below this offset, so the in-block offset fits in 15 bits.
+pub const BLOCK_TARGET_BYTES: usize = 32 * 1024;
+const OFFSET_BITS: u32 = 15;
+
 /// What a lexicon value points at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Value {
     /// The term occurs in this single event.
     Inline(u32),
-    /// Offset of the postings entry, bytes.
-    Offset(u64),
+    /// The entry is at byte `offset` of uncompressed block `block`.
+    Entry {
+        /// Block number.
+        block: u64,
+        /// Offset within the uncompressed block, bytes.
+        offset: usize,
+    },
 }
 
 /// Decodes a lexicon value.
@@ -35,17 +48,38 @@ pub fn decode_value(v: u64) -> Value {
     if v & 1 == 1 {
         Value::Inline((v >> 1) as u32)
     } else {
-        Value::Offset(v >> 1)
+        let p = v >> 1;
+        Value::Entry {
+            block: p >> OFFSET_BITS,
+            offset: (p & ((1 << OFFSET_BITS) - 1)) as usize,
+        }
     }
 }
 
-/// Encodes `list` (ascending, non-empty): returns the lexicon value, appending an entry to
-/// `postings` unless the value is inline. `scratch` is reused between calls.
-pub fn encode(list: &[u32], postings: &mut Vec<u8>, scratch: &mut Vec<u8>) -> std::io::Result<u64> {
+/// Encodes `list` (ascending, non-empty) for block `block` whose uncompressed bytes so far are
+/// `postings` (must be shorter than [`BLOCK_TARGET_BYTES`]): returns the lexicon value,
+/// appending an entry unless the value is inline. `scratch` is reused between calls.
+pub fn encode_in_block(
+    list: &[u32],
+    block: u64,
+    postings: &mut Vec<u8>,
+    scratch: &mut Vec<u8>,
+) -> std::io::Result<u64> {
+    debug_assert!(postings.len() < BLOCK_TARGET_BYTES);
+    let value = ((block << OFFSET_BITS) | postings.len() as u64) << 1;
     if let [one] = list {
         return Ok(((*one as u64) << 1) | 1);
     }
-    let offset = postings.len() as u64;
+    encode_entry(list, postings, scratch)?;
+    Ok(value)
+}
+
+/// Appends the entry of `list` (at least two numbers) to `postings`.
+fn encode_entry(
+    list: &[u32],
+    postings: &mut Vec<u8>,
+    scratch: &mut Vec<u8>,
+) -> std::io::Result<()> {
     scratch.clear();
     let mut prev = 0u32;
     for &x in list {
@@ -71,7 +105,18 @@ pub fn encode(list: &[u32], postings: &mut Vec<u8>, scratch: &mut Vec<u8>) -> st
     postings.push(kind);
     put_varint(postings, scratch.len() as u64);
     postings.extend_from_slice(scratch);
-    Ok(offset << 1)
+    Ok(())
+}
+
+/// Reads the entry at `offset` of an uncompressed block.
+pub fn decode_entry(block: &[u8], offset: usize) -> Result<RoaringBitmap, String> {
+    let head = block.get(offset..).ok_or("entry offset beyond its block")?;
+    let (kind, h, len) = parse_header(head)?;
+    let data = usize::try_from(len)
+        .ok()
+        .and_then(|l| head.get(h..h.checked_add(l)?))
+        .ok_or("entry runs past the end of its block")?;
+    decode_data(kind, data)
 }
 
 /// Appends `list` (ascending) as runs: `(gap, len - 1)` varint pairs.
@@ -150,7 +195,7 @@ mod tests {
     fn runs_chosen_for_consecutive_numbers() {
         let list: Vec<u32> = (1000..3000).collect();
         let (mut postings, mut scratch) = (Vec::new(), Vec::new());
-        encode(&list, &mut postings, &mut scratch).unwrap();
+        encode_in_block(&list, 0, &mut postings, &mut scratch).unwrap();
         assert_eq!(postings[0], KIND_RUNS);
         assert!(postings.len() < 8, "{} bytes", postings.len());
     }
@@ -168,14 +213,13 @@ mod tests {
             list.dedup();
             let mut postings = vec![9u8; 3];
             let mut scratch = Vec::new();
-            let v = encode(&list, &mut postings, &mut scratch).unwrap();
+            let v = encode_in_block(&list, 5, &mut postings, &mut scratch).unwrap();
             let got: Vec<u32> = match decode_value(v) {
                 Value::Inline(n) => vec![n],
-                Value::Offset(o) => {
-                    let (kind, h, len) = parse_header(&postings[o as usize..]).unwrap();
-                    let s = o as usize + h;
-                    prop_assert_eq!(s + len as usize, postings.len());
-                    decode_data(kind, &postings[s..]).unwrap().into_iter().collect()
+                Value::Entry { block, offset } => {
+                    prop_assert_eq!(block, 5);
+                    prop_assert_eq!(offset, 3);
+                    decode_entry(&postings, offset).unwrap().into_iter().collect()
                 }
             };
             prop_assert_eq!(got, list);

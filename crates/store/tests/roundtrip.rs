@@ -227,3 +227,48 @@ fn hot_snapshots_grow_incrementally_and_stay_consistent() {
     assert!(!first.may_contain(b"seq=399"));
     assert!(second.may_contain(b"seq=399"));
 }
+
+#[test]
+fn many_postings_blocks_answer_like_the_hot_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let (w, _) = IndexWriter::open(dir.path(), IndexConfig::default()).unwrap();
+    let events: Vec<_> = (0..30_000u64)
+        .map(|i| {
+            let mut e = event(i);
+            e.raw = format!("{} tok{} grp{} all", e.raw, i % 10_000, i % 37);
+            e
+        })
+        .collect();
+    w.append(&events).unwrap();
+    let hot = open_bucket(&list_buckets(dir.path()).unwrap()[0]).unwrap();
+    w.close().unwrap();
+    let warm = open_bucket(&list_buckets(dir.path()).unwrap()[0]).unwrap();
+    let queries = [
+        TermQuery::Prefix(b"tok1".to_vec()),
+        TermQuery::Glob(b"*9".to_vec()),
+        TermQuery::Glob(b"grp*".to_vec()),
+        TermQuery::Term(b"tok9999".to_vec()),
+        TermQuery::Term(b"all".to_vec()),
+        TermQuery::Or(
+            (0..50)
+                .map(|i| TermQuery::Term(format!("tok{}", i * 79).into_bytes()))
+                .collect(),
+        ),
+    ];
+    for q in &queries {
+        let (h, wm) = (hot.eval(q).unwrap(), warm.eval(q).unwrap());
+        assert!(!h.is_empty(), "{q:?}");
+        assert_eq!(h, wm, "{q:?}");
+    }
+    assert!(lode_store::fsck(dir.path(), false).unwrap().is_empty());
+    // The postings span several compressed blocks (block table: 24 bytes per block + 16).
+    let info = &list_buckets(dir.path()).unwrap()[0];
+    let body = std::fs::read(info.path.join("postings.dat")).unwrap();
+    let n = body.len() - 24;
+    let table_len = u64::from_le_bytes(body[n - 8..n].try_into().unwrap()) as usize;
+    assert!(
+        table_len >= 8 + 3 * 24,
+        "only {} blocks",
+        (table_len - 8) / 24
+    );
+}

@@ -9,7 +9,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use crate::bucket::build::SliceSink;
 use crate::codec::Reader;
-use crate::consts::{magic, ZSTD_LEVEL};
+use crate::consts::ZSTD_LEVEL;
 use crate::error::{IoContext, StoreError};
 use crate::footer::FooterWriter;
 
@@ -82,10 +82,11 @@ pub(crate) struct JournalSink {
 }
 
 impl JournalSink {
-    /// Creates the journal file.
-    pub fn create(path: &Path) -> Result<Self, StoreError> {
+    /// Creates the file (the journal, or the postings file, whose blocks use the same
+    /// independently compressed, table-located layout).
+    pub fn create(path: &Path, magic: [u8; 4]) -> Result<Self, StoreError> {
         Ok(JournalSink {
-            out: FooterWriter::create(path, magic::JOURNAL)?,
+            out: FooterWriter::create(path, magic)?,
             slices: Vec::new(),
             comp: zstd::bulk::Compressor::new(ZSTD_LEVEL).at(path)?,
             path: path.to_path_buf(),

@@ -35,8 +35,8 @@ pub struct WarmBucket {
     /// Loaded on first use; a failure is kept and reported on every use.
     lexicon: OnceLock<Result<Map<Vec<u8>>, StoreError>>,
     postings: File,
-    /// Body length of the postings file, bytes.
-    postings_len: u64,
+    /// Table of the compressed postings blocks.
+    blocks: Vec<SliceEntry>,
     journal: File,
     slices: Vec<SliceEntry>,
     /// Loaded on first use; a failure is kept and reported on every use.
@@ -62,7 +62,9 @@ impl WarmBucket {
         let slices = decode_slices(&spath, &read_verified(&spath, magic::SLICES)?, journal_len)?;
         open_checked(&path.join(LEXICON_FILE), magic::LEXICON)?;
         open_checked(&path.join(COLUMNS_FILE), magic::COLUMNS)?;
-        let (postings, postings_len) = open_checked(&path.join(POSTINGS_FILE), magic::POSTINGS)?;
+        let ppath = path.join(POSTINGS_FILE);
+        let (postings, postings_len) = open_checked(&ppath, magic::POSTINGS)?;
+        let blocks = read_block_table(&ppath, &postings, postings_len)?;
         let bpath = path.join(BLOOM_FILE);
         let bloom = Bloom::decode(&read_verified(&bpath, magic::BLOOM)?)
             .map_err(|r| StoreError::corrupt(&bpath, r))?;
@@ -72,7 +74,7 @@ impl WarmBucket {
             bloom,
             lexicon: OnceLock::new(),
             postings,
-            postings_len,
+            blocks,
             journal,
             slices,
             cols: OnceLock::new(),
@@ -114,7 +116,8 @@ impl WarmBucket {
     pub fn lexicon(&self) -> Result<&Map<Vec<u8>>, StoreError> {
         let load = || {
             let lpath = self.path.join(LEXICON_FILE);
-            Map::new(read_verified(&lpath, magic::LEXICON)?)
+            let body = read_verified(&lpath, magic::LEXICON)?;
+            Map::new(crate::packed::unpack(&lpath, &body)?)
                 .map_err(|e| StoreError::corrupt(&lpath, format!("bad lexicon: {e}")))
         };
         match self.lexicon.get_or_init(load) {
@@ -134,29 +137,41 @@ impl WarmBucket {
     }
 
     /// Reads the postings a lexicon value points at, validating them against the event count.
-    pub fn postings_at(&self, value: u64) -> Result<RoaringBitmap, StoreError> {
+    /// `scratch` keeps the last decompressed block (consecutive terms share blocks).
+    pub fn postings_at(
+        &self,
+        value: u64,
+        scratch: &mut BlockScratch,
+    ) -> Result<RoaringBitmap, StoreError> {
         let p = self.path.join(POSTINGS_FILE);
         let bm = match postings::decode_value(value) {
             postings::Value::Inline(n) => RoaringBitmap::from_iter([n]),
-            postings::Value::Offset(offset) => {
-                let bad = |r: String| StoreError::corrupt(&p, format!("postings at {offset}: {r}"));
-                if offset >= self.postings_len {
-                    return Err(bad("offset out of range".into()));
+            postings::Value::Entry { block, offset } => {
+                if scratch.loaded != Some(block) {
+                    scratch.loaded = None;
+                    let e = usize::try_from(block)
+                        .ok()
+                        .and_then(|b| self.blocks.get(b))
+                        .ok_or_else(|| {
+                            StoreError::corrupt(&p, format!("no postings block {block}"))
+                        })?;
+                    let dec = match &mut scratch.dec {
+                        Some(d) => d,
+                        None => scratch.dec.insert(zstd::bulk::Decompressor::new().at(&p)?),
+                    };
+                    read_slice(
+                        &p,
+                        &self.postings,
+                        e,
+                        &mut scratch.comp,
+                        dec,
+                        &mut scratch.out,
+                    )?;
+                    scratch.loaded = Some(block);
                 }
-                let mut head = [0u8; 11];
-                let hl = (self.postings_len - offset).min(head.len() as u64) as usize;
-                self.postings
-                    .read_exact_at(&mut head[..hl], offset)
-                    .at(&p)?;
-                let (kind, h, len) =
-                    postings::parse_header(&head[..hl]).map_err(|r| bad(r.into()))?;
-                let start = offset + h as u64;
-                if start.checked_add(len).is_none_or(|e| e > self.postings_len) {
-                    return Err(bad("entry runs past the end".into()));
-                }
-                let mut buf = vec![0u8; len as usize];
-                self.postings.read_exact_at(&mut buf, start).at(&p)?;
-                postings::decode_data(kind, &buf).map_err(bad)?
+                postings::decode_entry(&scratch.out, offset).map_err(|r| {
+                    StoreError::corrupt(&p, format!("postings block {block} offset {offset}: {r}"))
+                })?
             }
         };
         if bm.max().is_some_and(|m| m as u64 >= self.meta.event_count) {
@@ -166,6 +181,37 @@ impl WarmBucket {
     }
 }
 
+/// Decompression state for postings reads: the last block read.
+#[derive(Default)]
+pub struct BlockScratch {
+    comp: Vec<u8>,
+    out: Vec<u8>,
+    dec: Option<zstd::bulk::Decompressor<'static>>,
+    /// Block currently in `out`.
+    loaded: Option<u64>,
+}
+
+/// Reads the block table at the end of the postings body (`table | table_len u64`).
+fn read_block_table(
+    path: &Path,
+    file: &File,
+    body_len: u64,
+) -> Result<Vec<SliceEntry>, StoreError> {
+    let bad = |r: &str| StoreError::corrupt(path, r);
+    if body_len < 16 {
+        return Err(bad("postings body too short for its block table"));
+    }
+    let mut tl = [0u8; 8];
+    file.read_exact_at(&mut tl, body_len - 8).at(path)?;
+    let tl = u64::from_le_bytes(tl);
+    if tl < 8 || tl > body_len - 8 {
+        return Err(bad("block table length out of range"));
+    }
+    let mut table = vec![0u8; tl as usize];
+    file.read_exact_at(&mut table, body_len - 8 - tl).at(path)?;
+    decode_slices(path, &table, body_len - 8 - tl)
+}
+
 impl TermSource for WarmBucket {
     fn event_count(&self) -> u32 {
         self.meta.event_count as u32
@@ -173,7 +219,7 @@ impl TermSource for WarmBucket {
 
     fn postings(&self, term: &[u8]) -> Result<RoaringBitmap, StoreError> {
         match self.lexicon()?.get(term) {
-            Some(off) => self.postings_at(off),
+            Some(v) => self.postings_at(v, &mut BlockScratch::default()),
             None => Ok(RoaringBitmap::new()),
         }
     }
@@ -184,13 +230,14 @@ impl TermSource for WarmBucket {
         accept: &mut dyn FnMut(&[u8]) -> bool,
         out: &mut RoaringBitmap,
     ) -> Result<(), StoreError> {
+        let mut scratch = BlockScratch::default();
         let mut stream = self.lexicon()?.range().ge(prefix).into_stream();
         while let Some((term, off)) = stream.next() {
             if !term.starts_with(prefix) {
                 break;
             }
             if accept(term) {
-                *out |= self.postings_at(off)?;
+                *out |= self.postings_at(off, &mut scratch)?;
             }
         }
         Ok(())

@@ -5,7 +5,7 @@ use std::path::Path;
 use fst::MapBuilder;
 
 use crate::bloom::Bloom;
-use crate::bucket::build::Builder;
+use crate::bucket::build::{Builder, SliceSink};
 use crate::bucket::journal::{encode_slices, JournalSink};
 use crate::consts::{
     magic, BLOOM_FILE, COLUMNS_FILE, JOURNAL_FILE, LEXICON_FILE, META_FILE, POSTINGS_FILE,
@@ -22,7 +22,7 @@ use crate::wal;
 /// records of the WAL at `wal_path`. Each file is fsynced; the caller fsyncs and renames `dir`.
 pub(crate) fn write_warm(dir: &Path, id: u64, wal_path: &Path) -> Result<BucketMeta, StoreError> {
     let mut builder = Builder::new(id);
-    let mut sink = JournalSink::create(&dir.join(JOURNAL_FILE))?;
+    let mut sink = JournalSink::create(&dir.join(JOURNAL_FILE), magic::JOURNAL)?;
     wal::for_each_event(wal_path, |e| builder.push(e, &mut sink))?;
     let (cols, terms, meta) = builder.finish(&mut sink)?;
     let journal_len = sink.out.finish()?;
@@ -60,20 +60,38 @@ fn write_terms(dir: &Path, terms: TermIndex) -> Result<(), StoreError> {
     let mut post = Vec::new();
     let mut lex = MapBuilder::memory();
     let mut scratch = Vec::new();
+    let post_path = dir.join(POSTINGS_FILE);
+    let mut blocks = JournalSink::create(&post_path, magic::POSTINGS)?;
+    let mut block_no = 0u32;
     for (term, list) in &sorted {
-        let value = postings::encode(list, &mut post, &mut scratch).at(&lex_path)?;
+        if post.len() >= postings::BLOCK_TARGET_BYTES {
+            blocks.put(block_no, &post)?;
+            post.clear();
+            block_no += 1;
+        }
+        let value = postings::encode_in_block(list, block_no as u64, &mut post, &mut scratch)
+            .at(&post_path)?;
         lex.insert(term, value)
             .map_err(|e| StoreError::corrupt(&lex_path, format!("lexicon build: {e}")))?;
         bloom.insert(term);
     }
+    if !post.is_empty() {
+        blocks.put(block_no, &post)?;
+    }
+    let mut table = Vec::new();
+    encode_slices(&blocks.slices, &mut table);
+    let table_len = table.len() as u64;
+    table.extend_from_slice(&table_len.to_le_bytes());
+    blocks.out.write(&table)?;
+    blocks.out.finish()?;
     drop(sorted);
-    let mut lex_bytes = lex
+    let fst_bytes = lex
         .into_inner()
         .map_err(|e| StoreError::corrupt(&lex_path, format!("lexicon build: {e}")))?;
+    let mut lex_bytes = Vec::new();
+    crate::packed::pack(&fst_bytes, &mut lex_bytes).at(&lex_path)?;
     append_footer(&mut lex_bytes, magic::LEXICON);
     write_file(&lex_path, &lex_bytes)?;
-    append_footer(&mut post, magic::POSTINGS);
-    write_file(&dir.join(POSTINGS_FILE), &post)?;
     let mut b = Vec::new();
     bloom.encode(&mut b);
     append_footer(&mut b, magic::BLOOM);
