@@ -135,15 +135,14 @@ fn compare(row: &mut Row, field: &str, op: CmpOp, pattern: &str) -> bool {
     }
 }
 
-/// `=` semantics: case-insensitive, `*` wildcards, and numbers equal by value (`1.0` = `1`).
+/// `=` semantics of the search clause: the text, case-insensitively, with `*` wildcards. As in
+/// Splunk, `status=404` does not match `404.0` (its index lookup needs the term `404.0`… `404`
+/// and the post-filter compares text); use `where status==404` for numeric equality.
 fn eq_match(value: &str, pattern: &str) -> bool {
     if pattern.contains('*') {
         return wildcard_match(pattern.as_bytes(), value.as_bytes(), true);
     }
-    if value.eq_ignore_ascii_case(pattern) {
-        return true;
-    }
-    matches!((parse_num(value), parse_num(pattern)), (Some(a), Some(b)) if a == b)
+    value.eq_ignore_ascii_case(pattern)
 }
 
 /// Whether `hay` contains `needle`, ASCII case-insensitively (empty needle: true).
@@ -298,7 +297,8 @@ mod tests {
         assert!(matches(&cmp("host", CmpOp::Eq, "WEB*"), &mut r));
         assert!(matches(&cmp("host", CmpOp::Eq, "*"), &mut r));
         assert!(!matches(&cmp("Host", CmpOp::Eq, "*"), &mut r));
-        assert!(matches(&cmp("n", CmpOp::Eq, "1"), &mut r));
+        assert!(!matches(&cmp("n", CmpOp::Eq, "1"), &mut r), "= compares text, not numbers");
+        assert!(matches(&cmp("n", CmpOp::Eq, "1.0"), &mut r));
     }
 
     #[test]

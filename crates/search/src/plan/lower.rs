@@ -12,7 +12,6 @@ use lode_event::token::{is_major, is_minor, Tokenizer, MAX_TOKEN_LEN};
 use lode_spl::ast::{CmpOp, SearchExpr, Term};
 use lode_store::TermQuery;
 
-use crate::value::parse_num;
 
 use super::terms::{boundary_safe_terms, is_computed_field, MIN_LITERAL};
 
@@ -234,8 +233,9 @@ const INDEXED_FIELDS: [&str; 3] = ["host", "source", "sourcetype"];
 /// Dispatches `field <op> value`.
 fn rule_compare(field: &str, op: CmpOp, value: &str) -> Lowered {
     // Only equality is answerable from terms; `!=` needs the field present, ranges need values.
-    // The matcher compares numbers by value (`404` = `404.0` = `0404`): no term covers that.
-    if op != CmpOp::Eq || value == "*" || value.is_empty() || parse_num(value).is_some() {
+    // `=` compares text (as Splunk's lispy, which requires the value's terms), so numeric values
+    // are answered from the index like any other.
+    if op != CmpOp::Eq || value == "*" || value.is_empty() {
         return Lowered::scan();
     }
     if INDEXED_FIELDS.contains(&field) {

@@ -164,10 +164,13 @@ fn plain_field_value_is_indexed_field_or_value_parts() {
 }
 
 #[test]
-fn numeric_field_values_scan() {
-    // `status=404` also matches `404.0` and `0404` (numeric equality).
-    assert_eq!(low(&cmp("status", CmpOp::Eq, "404")).query, TermQuery::All);
-    assert_eq!(low(&cmp("host", CmpOp::Eq, "1")).query, TermQuery::All);
+fn numeric_field_values_use_the_index() {
+    // `=` compares text, as Splunk's lispy does: `status=404` needs the term `404`.
+    assert_eq!(
+        low(&cmp("status", CmpOp::Eq, "404")).query,
+        TermQuery::Or(vec![t("status::404"), t("404")])
+    );
+    assert_eq!(low(&cmp("host", CmpOp::Eq, "1")).query, t("host::1"));
 }
 
 #[test]
