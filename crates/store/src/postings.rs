@@ -20,14 +20,13 @@ pub const KIND_DELTAS: u8 = 0;
 pub const KIND_ROARING: u8 = 1;
 /// Entry kind: runs of consecutive event numbers.
 pub const KIND_RUNS: u8 = 2;
-/// Lists shorter than this are always delta-coded (roaring's fixed overhead dominates).
-const ROARING_MIN_LEN: usize = 64;
 
-/// Uncompressed size a postings block is closed at, in bytes: a rare-term lookup decompresses
-/// at most one block (~20 µs), and zstd's ratio on postings is close to its best at this size.
-/// Entries start below this offset, so the in-block offset fits in 15 bits.
-pub const BLOCK_TARGET_BYTES: usize = 32 * 1024;
+pub use crate::consts::POSTINGS_BLOCK_BYTES as BLOCK_TARGET_BYTES;
+use crate::consts::ROARING_MIN_LEN;
+
+/// Bits of the in-block offset in a lexicon value (blocks close before 2^15 bytes).
 const OFFSET_BITS: u32 = 15;
+const _: () = assert!(BLOCK_TARGET_BYTES <= 1 << OFFSET_BITS);
 
 /// What a lexicon value points at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,8 +4,7 @@ use roaring::RoaringBitmap;
 
 use crate::error::StoreError;
 
-/// Deepest query nesting evaluated; deeper queries are refused instead of recursing without bound.
-pub const MAX_QUERY_DEPTH: usize = 256;
+pub use crate::consts::MAX_QUERY_DEPTH;
 
 /// A boolean query over terms. Semantics: the set of events whose term set (see [`crate::terms`])
 /// contains the term. Term bytes are compared ASCII-lowercased, as the tokenizer produces them.

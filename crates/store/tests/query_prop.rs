@@ -135,3 +135,26 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn deeply_nested_queries_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (w, _) = IndexWriter::open(dir.path(), IndexConfig::default()).unwrap();
+    w.append(&[Event {
+        raw: "a".into(),
+        ..Event::default()
+    }])
+    .unwrap();
+    w.close().unwrap();
+    let b = open_bucket(&list_buckets(dir.path()).unwrap()[0]).unwrap();
+    let mut q = TermQuery::Term(b"a".to_vec());
+    for _ in 0..lode_store::consts::MAX_QUERY_DEPTH + 1 {
+        q = TermQuery::Not(Box::new(q));
+    }
+    assert!(matches!(b.eval(&q), Err(lode_store::StoreError::Limit(_))));
+    // Two levels of Not give the term back.
+    let ok = TermQuery::Not(Box::new(TermQuery::Not(Box::new(TermQuery::Term(
+        b"a".to_vec(),
+    )))));
+    assert_eq!(b.eval(&ok).unwrap().len(), 1);
+}
