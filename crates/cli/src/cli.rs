@@ -183,9 +183,13 @@ pub struct DemoArgs {
 /// Parses sizes such as `1GB`, `200MB`, `64KiB`, `1000` (bytes). Decimal and binary units.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let n: f64 = num.parse().map_err(|_| format!("invalid size {s:?}: expected e.g. 200MB or 1GB"))?;
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("invalid size {s:?}: expected e.g. 200MB or 1GB"))?;
     let mult: f64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1.0,
         "k" | "kb" => 1e3,
@@ -194,7 +198,11 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "mib" => 1048576.0,
         "g" | "gb" => 1e9,
         "gib" => 1073741824.0,
-        other => return Err(format!("invalid size unit {other:?} in {s:?}: use B, KB, MB, GB, KiB, MiB or GiB")),
+        other => {
+            return Err(format!(
+                "invalid size unit {other:?} in {s:?}: use B, KB, MB, GB, KiB, MiB or GiB"
+            ))
+        }
     };
     let bytes = n * mult;
     if !(1.0..=1e13).contains(&bytes) {

@@ -31,9 +31,15 @@ pub fn ingest(base: &str, params: &[(&str, &str)], body: impl Read) -> CliResult
             .map_err(|e| CliError::new(FAILURE, format!("server sent an unreadable reply: {e}"))),
         Err(ureq::Error::Status(code, resp)) => {
             let text = resp.into_string().unwrap_or_default();
-            Err(CliError::new(FAILURE, format!("server refused the data (HTTP {code}): {}", text.trim())))
+            Err(CliError::new(
+                FAILURE,
+                format!("server refused the data (HTTP {code}): {}", text.trim()),
+            ))
         }
-        Err(e) => Err(CliError::new(FAILURE, format!("cannot reach the server at {base}: {e}"))),
+        Err(e) => Err(CliError::new(
+            FAILURE,
+            format!("cannot reach the server at {base}: {e}"),
+        )),
     }
 }
 
@@ -47,8 +53,14 @@ pub fn roll(base: &str, index: Option<&str>) -> CliResult {
         Ok(_) => Ok(()),
         Err(ureq::Error::Status(code, resp)) => Err(CliError::new(
             FAILURE,
-            format!("server refused to roll (HTTP {code}): {}", resp.into_string().unwrap_or_default().trim()),
+            format!(
+                "server refused to roll (HTTP {code}): {}",
+                resp.into_string().unwrap_or_default().trim()
+            ),
         )),
-        Err(e) => Err(CliError::new(FAILURE, format!("cannot reach the server at {base}: {e}"))),
+        Err(e) => Err(CliError::new(
+            FAILURE,
+            format!("cannot reach the server at {base}: {e}"),
+        )),
     }
 }

@@ -26,7 +26,10 @@ pub struct CliError {
 
 impl CliError {
     pub fn new(code: i32, message: impl Into<String>) -> CliError {
-        CliError { code, message: message.into() }
+        CliError {
+            code,
+            message: message.into(),
+        }
     }
 
     /// Prints the message and returns the exit code.

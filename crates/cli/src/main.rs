@@ -17,9 +17,12 @@ fn main() {
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
     use tracing_subscriber::Layer;
-    let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_filter(
-        tracing_subscriber::EnvFilter::try_from_env("LODE_LOG").unwrap_or_else(|_| filter.into()),
-    );
+    let stderr = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_filter(
+            tracing_subscriber::EnvFilter::try_from_env("LODE_LOG")
+                .unwrap_or_else(|_| filter.into()),
+        );
     tracing_subscriber::registry()
         .with(stderr)
         .with(lode_server::internal::InternalLayer)

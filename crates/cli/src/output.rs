@@ -12,7 +12,10 @@ pub type Cells = Vec<Option<Cell>>;
 
 /// Looks up each column in `row`.
 pub fn cells(row: &mut Row, columns: &[String]) -> Cells {
-    columns.iter().map(|c| row.get(c).and_then(|v| cell(c, v))).collect()
+    columns
+        .iter()
+        .map(|c| row.get(c).and_then(|v| cell(c, v)))
+        .collect()
 }
 
 /// Writes rows in the chosen format. Table and CSV need every row to size columns / name the
@@ -25,7 +28,11 @@ pub struct Printer<W: Write> {
 
 impl<W: Write> Printer<W> {
     pub fn new(format: OutputFormat, out: W) -> Self {
-        Printer { format, out, buffered: Vec::new() }
+        Printer {
+            format,
+            out,
+            buffered: Vec::new(),
+        }
     }
 
     /// Accepts a batch of final rows.
@@ -50,7 +57,9 @@ impl<W: Write> Printer<W> {
                     } else {
                         let parts: Vec<String> = row
                             .fields()
-                            .filter_map(|(n, v)| cell(n, v).map(|c| format!("{n}={}", c.joined(","))))
+                            .filter_map(|(n, v)| {
+                                cell(n, v).map(|c| format!("{n}={}", c.joined(",")))
+                            })
                             .collect();
                         writeln!(self.out, "{}", parts.join(" "))?;
                     }
@@ -74,7 +83,10 @@ impl<W: Write> Printer<W> {
                 w.record(columns.iter().map(|c| c.as_str()))?;
                 for r in rows.iter_mut() {
                     let cs = cells(r, &columns);
-                    let texts: Vec<String> = cs.iter().map(|c| c.as_ref().map(|c| c.joined("\n")).unwrap_or_default()).collect();
+                    let texts: Vec<String> = cs
+                        .iter()
+                        .map(|c| c.as_ref().map(|c| c.joined("\n")).unwrap_or_default())
+                        .collect();
                     w.record(texts.iter().map(|s| s.as_str()))?;
                 }
             }
@@ -87,7 +99,11 @@ impl<W: Write> Printer<W> {
 /// Aligned columns; multivalue cells are joined with ", ", newlines shown as spaces.
 pub fn write_table(out: &mut impl Write, columns: &[String], rows: &[Cells]) -> io::Result<()> {
     const MAX_WIDTH: usize = 120;
-    let text = |c: &Option<Cell>| c.as_ref().map(|c| c.joined(", ").replace(['\n', '\r'], " ")).unwrap_or_default();
+    let text = |c: &Option<Cell>| {
+        c.as_ref()
+            .map(|c| c.joined(", ").replace(['\n', '\r'], " "))
+            .unwrap_or_default()
+    };
     let mut widths: Vec<usize> = columns.iter().map(|c| c.chars().count()).collect();
     for r in rows {
         for (i, c) in r.iter().enumerate() {
@@ -107,7 +123,11 @@ pub fn write_table(out: &mut impl Write, columns: &[String], rows: &[Cells]) -> 
         s
     };
     writeln!(out, "{}", line(columns.to_vec()))?;
-    writeln!(out, "{}", line(widths.iter().map(|w| "-".repeat(*w)).collect()))?;
+    writeln!(
+        out,
+        "{}",
+        line(widths.iter().map(|w| "-".repeat(*w)).collect())
+    )?;
     for r in rows {
         writeln!(out, "{}", line(r.iter().map(text).collect()))?;
     }
@@ -144,16 +164,27 @@ mod tests {
     #[test]
     fn csv_quoting() {
         let mut buf = Vec::new();
-        CsvWriter { out: &mut buf }.record(["a", "b,c", "say \"hi\"", "x\ny"].into_iter()).unwrap();
-        assert_eq!(String::from_utf8(buf).unwrap(), "a,\"b,c\",\"say \"\"hi\"\"\",\"x\ny\"\r\n");
+        CsvWriter { out: &mut buf }
+            .record(["a", "b,c", "say \"hi\"", "x\ny"].into_iter())
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(buf).unwrap(),
+            "a,\"b,c\",\"say \"\"hi\"\"\",\"x\ny\"\r\n"
+        );
     }
 
     #[test]
     fn table_alignment() {
         let mut buf = Vec::new();
         let cols = vec!["host".to_string(), "count".to_string()];
-        let rows = vec![vec![Some(Cell::One("web-01".into())), Some(Cell::One("7".into()))]];
+        let rows = vec![vec![
+            Some(Cell::One("web-01".into())),
+            Some(Cell::One("7".into())),
+        ]];
         write_table(&mut buf, &cols, &rows).unwrap();
-        assert_eq!(String::from_utf8(buf).unwrap(), "host    count\n------  -----\nweb-01  7\n");
+        assert_eq!(
+            String::from_utf8(buf).unwrap(),
+            "host    count\n------  -----\nweb-01  7\n"
+        );
     }
 }

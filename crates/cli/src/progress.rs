@@ -9,7 +9,11 @@ pub fn bytes(total: u64, what: &str) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
-    let bar = if total > 0 { ProgressBar::new(total) } else { ProgressBar::new_spinner() };
+    let bar = if total > 0 {
+        ProgressBar::new(total)
+    } else {
+        ProgressBar::new_spinner()
+    };
     let template = if total > 0 {
         "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}"
     } else {

@@ -12,7 +12,11 @@ fn spl_syntax_error_has_caret_and_exit_code_3() {
     assert!(r.stderr.contains('^'), "no caret in {:?}", r.stderr);
     let r = lode.run(&["search", "error | frobnicate x"]);
     assert_eq!(r.code, 3);
-    assert!(r.stderr.contains("Unknown search command 'frobnicate'"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("Unknown search command 'frobnicate'"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
@@ -40,18 +44,34 @@ fn binary_file_is_skipped_with_a_message() {
 fn invalid_utf8_is_replaced_not_rejected() {
     let lode = Lode::new();
     let f = lode.path().join("latin1.log");
-    std::fs::write(&f, b"2024-03-01T10:00:00Z caf\xe9 ordered\n2024-03-01T10:00:01Z second line\n").unwrap();
-    let r = lode.run(&["add", "oneshot", f.to_str().unwrap(), "--sourcetype", "plain"]);
+    std::fs::write(
+        &f,
+        b"2024-03-01T10:00:00Z caf\xe9 ordered\n2024-03-01T10:00:01Z second line\n",
+    )
+    .unwrap();
+    let r = lode.run(&[
+        "add",
+        "oneshot",
+        f.to_str().unwrap(),
+        "--sourcetype",
+        "plain",
+    ]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let rows = lode.search_json("ordered");
     assert_eq!(rows.len(), 1);
-    assert!(rows[0]["_raw"].as_str().unwrap().contains("caf\u{fffd} ordered"));
+    assert!(rows[0]["_raw"]
+        .as_str()
+        .unwrap()
+        .contains("caf\u{fffd} ordered"));
 }
 
 #[test]
 fn malformed_props_conf_is_a_config_error_with_line() {
     let lode = Lode::new();
-    lode.write_local("props.conf", "[mytype]\nSHOULD_LINEMERGE = false\nthis line is not a setting\n");
+    lode.write_local(
+        "props.conf",
+        "[mytype]\nSHOULD_LINEMERGE = false\nthis line is not a setting\n",
+    );
     let f = lode.path().join("a.log");
     std::fs::write(&f, b"hello\n").unwrap();
     let r = lode.run(&["add", "oneshot", f.to_str().unwrap()]);
@@ -65,7 +85,13 @@ fn unknown_props_key_is_reported_not_ignored() {
     lode.write_local("props.conf", "[mytype]\nSHOULD_LINEMERG = false\n");
     let f = lode.path().join("a.log");
     std::fs::write(&f, b"hello\n").unwrap();
-    let r = lode.run(&["add", "oneshot", f.to_str().unwrap(), "--sourcetype", "mytype"]);
+    let r = lode.run(&[
+        "add",
+        "oneshot",
+        f.to_str().unwrap(),
+        "--sourcetype",
+        "mytype",
+    ]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stderr.contains("SHOULD_LINEMERG"), "{}", r.stderr);
 }
@@ -94,7 +120,13 @@ fn huge_single_line_is_truncated() {
         }
         w.write_all(b" end\n2024-03-01T10:00:01Z after\n").unwrap();
     }
-    let r = lode.run(&["add", "oneshot", f.to_str().unwrap(), "--sourcetype", "plain"]);
+    let r = lode.run(&[
+        "add",
+        "oneshot",
+        f.to_str().unwrap(),
+        "--sourcetype",
+        "plain",
+    ]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stdout.contains("truncated"), "{}", r.stdout);
     let rows = lode.search_json("start");
@@ -107,7 +139,11 @@ fn huge_single_line_is_truncated() {
 fn corrupt_bucket_is_found_by_fsck_skipped_by_search_and_quarantined() {
     let lode = Lode::new();
     let f = lode.path().join("a.log");
-    std::fs::write(&f, b"2024-03-01T10:00:00Z alpha one\n2024-03-01T10:00:01Z alpha two\n").unwrap();
+    std::fs::write(
+        &f,
+        b"2024-03-01T10:00:00Z alpha one\n2024-03-01T10:00:01Z alpha two\n",
+    )
+    .unwrap();
     assert_eq!(lode.run(&["add", "oneshot", f.to_str().unwrap()]).code, 0);
     let main = lode.path().join("var/lib/lode/main");
     let bucket = std::fs::read_dir(&main)
@@ -129,9 +165,18 @@ fn corrupt_bucket_is_found_by_fsck_skipped_by_search_and_quarantined() {
     }
     let r = lode.run(&["fsck"]);
     assert_eq!(r.code, 5, "{}\n{}", r.stdout, r.stderr);
-    assert!(r.stdout.contains(&bucket.file_name().unwrap().to_string_lossy().to_string()), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains(&bucket.file_name().unwrap().to_string_lossy().to_string()),
+        "{}",
+        r.stdout
+    );
     let s = lode.run(&["search", "alpha"]);
-    assert_eq!(s.code, 0, "search must survive a corrupt bucket: {}", s.stderr);
+    assert_eq!(
+        s.code, 0,
+        "search must survive a corrupt bucket: {}",
+        s.stderr
+    );
     let q = lode.run(&["fsck", "--quarantine"]);
     assert_eq!(q.code, 5);
     assert!(!bucket.exists());

@@ -31,7 +31,10 @@ mod tests {
     #[test]
     fn skeleton() {
         let mut s = String::new();
-        super::punct("127.0.0.1 - - [10/Oct/2000:13:55:36 -0700] \"GET /a\"", &mut s);
+        super::punct(
+            "127.0.0.1 - - [10/Oct/2000:13:55:36 -0700] \"GET /a\"",
+            &mut s,
+        );
         assert_eq!(s, "..._-_-_[//:::_-]_\"_/\"");
     }
 }

@@ -133,7 +133,19 @@ mod tests {
         let mut t = Tokenizer::new();
         assert_eq!(
             t.terms("From 10.0.0.1: GET /a/b [ok]"),
-            vec!["from", "10.0.0.1:", "10", "0", "0", "1", "get", "/a/b", "a", "b", "ok"]
+            vec![
+                "from",
+                "10.0.0.1:",
+                "10",
+                "0",
+                "0",
+                "1",
+                "get",
+                "/a/b",
+                "a",
+                "b",
+                "ok"
+            ]
         );
     }
 

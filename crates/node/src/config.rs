@@ -9,7 +9,12 @@ use lode_store::IndexConfig;
 pub const AUTO_MAX_DATA_MB: u64 = 256;
 
 /// Keys of indexes.conf that Lode reads.
-const INDEX_KEYS: &[&str] = &["maxDataSize", "maxEventsPerBucket", "maxHotSpanSecs", "maxHotIdleSecs"];
+const INDEX_KEYS: &[&str] = &[
+    "maxDataSize",
+    "maxEventsPerBucket",
+    "maxHotSpanSecs",
+    "maxHotIdleSecs",
+];
 /// Splunk keys accepted for compatibility but without effect on a single node (reported as such).
 const INDEX_KEYS_IGNORED: &[&str] = &[
     "homePath",
@@ -43,7 +48,11 @@ pub struct ServerSettings {
     pub queue_capacity: usize,
 }
 
-fn value<'a>(stanza: &'a Stanza, default: Option<&'a Stanza>, key: &str) -> Option<(&'a str, String)> {
+fn value<'a>(
+    stanza: &'a Stanza,
+    default: Option<&'a Stanza>,
+    key: &str,
+) -> Option<(&'a str, String)> {
     stanza
         .entry(key)
         .or_else(|| default.and_then(|d| d.entry(key)))
@@ -94,9 +103,16 @@ pub fn load_indexes(etc: &Path) -> Result<(Vec<IndexSpec>, Vec<Warning>), ConfEr
                 ),
             });
         }
-        let mut config = IndexConfig { name: stanza.name.clone(), ..IndexConfig::default() };
+        let mut config = IndexConfig {
+            name: stanza.name.clone(),
+            ..IndexConfig::default()
+        };
         if let Some((v, at)) = value(stanza, default, "maxDataSize") {
-            let mb = if v.trim() == "auto" { AUTO_MAX_DATA_MB } else { parse_num::<u64>(v, "maxDataSize", &at)? };
+            let mb = if v.trim() == "auto" {
+                AUTO_MAX_DATA_MB
+            } else {
+                parse_num::<u64>(v, "maxDataSize", &at)?
+            };
             config.max_bucket_raw_bytes = mb * 1024 * 1024;
         }
         if let Some((v, at)) = value(stanza, default, "maxEventsPerBucket") {
@@ -108,7 +124,10 @@ pub fn load_indexes(etc: &Path) -> Result<(Vec<IndexSpec>, Vec<Warning>), ConfEr
         if let Some((v, at)) = value(stanza, default, "maxHotIdleSecs") {
             config.max_hot_idle_secs = parse_num(v, "maxHotIdleSecs", &at)?;
         }
-        specs.push(IndexSpec { name: stanza.name.clone(), config });
+        specs.push(IndexSpec {
+            name: stanza.name.clone(),
+            config,
+        });
     }
     Ok((specs, warnings))
 }
@@ -119,25 +138,38 @@ pub fn valid_index_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 80
         && !name.starts_with('-')
-        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
 }
 
 /// Reads the layered server.conf under `etc`.
 pub fn load_server(etc: &Path) -> Result<(ServerSettings, Vec<Warning>), ConfError> {
     let conf = Conf::load_layered(etc, "server.conf")?;
-    let mut s = ServerSettings { listen: "127.0.0.1:8089".into(), batch_events: 2048, queue_capacity: 64 };
+    let mut s = ServerSettings {
+        listen: "127.0.0.1:8089".into(),
+        batch_events: 2048,
+        queue_capacity: 64,
+    };
     let mut warnings = Vec::new();
     for stanza in conf.stanzas() {
         for e in stanza.entries() {
             let at = format!("{}:{}", e.origin, e.line);
             match (stanza.name.as_str(), e.key.as_str()) {
                 ("general", "listen") => s.listen = e.value.trim().to_string(),
-                ("pipeline", "batchEvents") => s.batch_events = parse_num(&e.value, "batchEvents", &at)?,
-                ("pipeline", "queueCapacity") => s.queue_capacity = parse_num(&e.value, "queueCapacity", &at)?,
+                ("pipeline", "batchEvents") => {
+                    s.batch_events = parse_num(&e.value, "batchEvents", &at)?
+                }
+                ("pipeline", "queueCapacity") => {
+                    s.queue_capacity = parse_num(&e.value, "queueCapacity", &at)?
+                }
                 _ => warnings.push(Warning {
                     origin: e.origin.to_string(),
                     line: e.line,
-                    message: format!("unknown server.conf key [{}] {} (ignored)", stanza.name, e.key),
+                    message: format!(
+                        "unknown server.conf key [{}] {} (ignored)",
+                        stanza.name, e.key
+                    ),
                 }),
             }
         }
@@ -172,7 +204,10 @@ mod tests {
         assert_eq!(names, ["main", "_internal", "web"]);
         assert_eq!(specs[2].config.max_bucket_raw_bytes, 10 * 1024 * 1024);
         assert_eq!(specs[0].config.max_hot_idle_secs, 5);
-        assert_eq!(specs[0].config.max_bucket_raw_bytes, AUTO_MAX_DATA_MB * 1024 * 1024);
+        assert_eq!(
+            specs[0].config.max_bucket_raw_bytes,
+            AUTO_MAX_DATA_MB * 1024 * 1024
+        );
         assert!(warnings.is_empty(), "{warnings:?}");
     }
 
@@ -189,7 +224,9 @@ mod tests {
     #[test]
     fn bad_numbers_and_names_are_errors() {
         let dir = home_with("[web]\nmaxDataSize = lots\n");
-        let err = load_indexes(&dir.path().join("etc")).unwrap_err().to_string();
+        let err = load_indexes(&dir.path().join("etc"))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("maxDataSize"), "{err}");
         let dir = home_with("[Web Logs]\n");
         assert!(load_indexes(&dir.path().join("etc")).is_err());

@@ -39,7 +39,9 @@ impl Home {
         if let Some(p) = std::env::var_os(HOME_ENV).filter(|v| !v.is_empty()) {
             return Home::new(PathBuf::from(p));
         }
-        let base = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| ".".into());
+        let base = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| ".".into());
         Home::new(base.join(DEFAULT_HOME))
     }
 
@@ -75,7 +77,12 @@ impl Home {
 
     /// Creates the directory layout and (re)writes the shipped defaults.
     pub fn ensure_layout(&self) -> std::io::Result<()> {
-        for d in [self.etc_default(), self.etc_local(), self.index_root(), self.run_dir()] {
+        for d in [
+            self.etc_default(),
+            self.etc_local(),
+            self.index_root(),
+            self.run_dir(),
+        ] {
             std::fs::create_dir_all(&d)?;
         }
         let defaults = [

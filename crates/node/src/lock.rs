@@ -51,12 +51,19 @@ fn info_path(home: &Home) -> PathBuf {
 /// Tries to take the home's lock without waiting.
 pub fn acquire(home: &Home) -> io::Result<Holder> {
     std::fs::create_dir_all(home.run_dir())?;
-    let file = OpenOptions::new().create(true).truncate(false).write(true).open(lock_path(home))?;
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(lock_path(home))?;
     match file.try_lock() {
         Ok(()) => {
             // A stale address file from a server that died is removed now that we hold the lock.
             let _ = std::fs::remove_file(info_path(home));
-            Ok(Holder::Acquired(HomeLock { _file: file, info_path: info_path(home) }))
+            Ok(Holder::Acquired(HomeLock {
+                _file: file,
+                info_path: info_path(home),
+            }))
         }
         Err(TryLockError::WouldBlock) => match std::fs::read(info_path(home)) {
             Ok(bytes) => match serde_json::from_slice::<ServerInfo>(&bytes) {
@@ -72,7 +79,10 @@ pub fn acquire(home: &Home) -> io::Result<Holder> {
 impl HomeLock {
     /// Publishes this process as the home's server at `url`.
     pub fn publish_server(&self, url: &str) -> io::Result<()> {
-        let info = ServerInfo { pid: std::process::id(), url: url.to_string() };
+        let info = ServerInfo {
+            pid: std::process::id(),
+            url: url.to_string(),
+        };
         let tmp = self.info_path.with_extension("json.tmp");
         std::fs::write(&tmp, serde_json::to_vec(&info).map_err(io::Error::other)?)?;
         std::fs::rename(&tmp, &self.info_path)
@@ -93,7 +103,9 @@ mod tests {
     fn second_acquire_sees_the_server() {
         let dir = tempfile::tempdir().unwrap();
         let home = Home::new(dir.path());
-        let Holder::Acquired(lock) = acquire(&home).unwrap() else { panic!("free home not acquired") };
+        let Holder::Acquired(lock) = acquire(&home).unwrap() else {
+            panic!("free home not acquired")
+        };
         assert!(matches!(acquire(&home).unwrap(), Holder::OtherWriter));
         lock.publish_server("http://127.0.0.1:1").unwrap();
         match acquire(&home).unwrap() {

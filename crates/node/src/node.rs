@@ -52,15 +52,27 @@ impl Node {
     /// Creates the home layout if needed, loads the configuration, opens (and recovers) every
     /// index and starts the pipeline.
     pub fn open(home: &Home) -> Result<Node, NodeError> {
-        home.ensure_layout().map_err(|e| NodeError::Io(format!("cannot prepare {}: {e}", home.root().display())))?;
+        home.ensure_layout()
+            .map_err(|e| NodeError::Io(format!("cannot prepare {}: {e}", home.root().display())))?;
         let etc = home.etc();
         let mut warnings = Vec::new();
-        let (specs, w) = config::load_indexes(&etc).map_err(|e| NodeError::Config(e.to_string()))?;
-        warnings.extend(w.into_iter().map(|w| format!("{}:{}: {}", w.origin, w.line, w.message)));
-        let (server, w) = config::load_server(&etc).map_err(|e| NodeError::Config(e.to_string()))?;
-        warnings.extend(w.into_iter().map(|w| format!("{}:{}: {}", w.origin, w.line, w.message)));
+        let (specs, w) =
+            config::load_indexes(&etc).map_err(|e| NodeError::Config(e.to_string()))?;
+        warnings.extend(
+            w.into_iter()
+                .map(|w| format!("{}:{}: {}", w.origin, w.line, w.message)),
+        );
+        let (server, w) =
+            config::load_server(&etc).map_err(|e| NodeError::Config(e.to_string()))?;
+        warnings.extend(
+            w.into_iter()
+                .map(|w| format!("{}:{}: {}", w.origin, w.line, w.message)),
+        );
         let (settings, w) = Settings::load(&etc).map_err(|e| NodeError::Config(e.to_string()))?;
-        warnings.extend(w.into_iter().map(|w| format!("{}:{}: {}", w.origin, w.line, w.message)));
+        warnings.extend(
+            w.into_iter()
+                .map(|w| format!("{}:{}: {}", w.origin, w.line, w.message)),
+        );
 
         let mut writers = HashMap::new();
         let mut recovery = Vec::new();
@@ -77,7 +89,14 @@ impl Node {
             batch_events: server.batch_events,
         };
         let pipeline = Pipeline::start(cfg, Box::new(StoreSink::new(writers.clone())));
-        Ok(Node { home: home.clone(), writers, pipeline: Some(pipeline), warnings, recovery, server })
+        Ok(Node {
+            home: home.clone(),
+            writers,
+            pipeline: Some(pipeline),
+            warnings,
+            recovery,
+            server,
+        })
     }
 
     /// The home this node runs on.
@@ -116,7 +135,10 @@ impl Node {
         if !self.has_index(&meta.index) {
             return Err(NodeError::UnknownIndex(meta.index));
         }
-        let pipeline = self.pipeline.as_ref().ok_or_else(|| NodeError::Io("the node is closing".into()))?;
+        let pipeline = self
+            .pipeline
+            .as_ref()
+            .ok_or_else(|| NodeError::Io("the node is closing".into()))?;
         let mut stream = pipeline.open_stream(meta);
         let mut buf = vec![0u8; READ_CHUNK];
         loop {
@@ -135,7 +157,11 @@ impl Node {
     /// Rolls the hot bucket of `index` (or of every index) to warm.
     pub fn roll(&self, index: Option<&str>) -> Result<(), NodeError> {
         match index {
-            Some(name) => self.writers.get(name).ok_or_else(|| NodeError::UnknownIndex(name.into()))?.roll()?,
+            Some(name) => self
+                .writers
+                .get(name)
+                .ok_or_else(|| NodeError::UnknownIndex(name.into()))?
+                .roll()?,
             None => {
                 for w in self.writers.values() {
                     w.roll()?;

@@ -21,7 +21,10 @@ pub struct StoreSink {
 impl StoreSink {
     /// A sink writing to `writers`.
     pub fn new(writers: Writers) -> StoreSink {
-        StoreSink { writers, groups: HashMap::new() }
+        StoreSink {
+            writers,
+            groups: HashMap::new(),
+        }
     }
 }
 
@@ -35,10 +38,15 @@ impl Sink for StoreSink {
                 bad.index
             )));
         }
-        let single = batch.first().map(|f| batch.iter().all(|e| e.index == f.index)).unwrap_or(true);
+        let single = batch
+            .first()
+            .map(|f| batch.iter().all(|e| e.index == f.index))
+            .unwrap_or(true);
         if single {
             if let Some(first) = batch.first() {
-                self.writers[&first.index].append(&batch).map_err(SinkError::new)?;
+                self.writers[&first.index]
+                    .append(&batch)
+                    .map_err(SinkError::new)?;
             }
             return Ok(());
         }

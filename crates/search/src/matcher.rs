@@ -297,7 +297,10 @@ mod tests {
         assert!(matches(&cmp("host", CmpOp::Eq, "WEB*"), &mut r));
         assert!(matches(&cmp("host", CmpOp::Eq, "*"), &mut r));
         assert!(!matches(&cmp("Host", CmpOp::Eq, "*"), &mut r));
-        assert!(!matches(&cmp("n", CmpOp::Eq, "1"), &mut r), "= compares text, not numbers");
+        assert!(
+            !matches(&cmp("n", CmpOp::Eq, "1"), &mut r),
+            "= compares text, not numbers"
+        );
         assert!(matches(&cmp("n", CmpOp::Eq, "1.0"), &mut r));
     }
 

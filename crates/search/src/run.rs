@@ -116,10 +116,14 @@ pub fn run(
             .explain
             .push(format!("required terms (bloom): {}", required.join(", ")));
         if plan.exact {
-            stats.explain.push("verify: none (the term query decides the clause exactly)".into());
+            stats
+                .explain
+                .push("verify: none (the term query decides the clause exactly)".into());
         }
         if plan.columns_only {
-            stats.explain.push("rows: from bucket columns only (no raw slice read)".into());
+            stats
+                .explain
+                .push("rows: from bucket columns only (no raw slice read)".into());
         }
         stats.explain.push(
             if time_ordered {

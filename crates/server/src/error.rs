@@ -26,7 +26,9 @@ impl From<lode_search::SearchError> for ApiError {
     fn from(e: lode_search::SearchError) -> ApiError {
         use lode_search::SearchError as E;
         match e {
-            E::Parse(p) => ApiError::BadRequest(format!("Error in 'search' command: {}", p.message)),
+            E::Parse(p) => {
+                ApiError::BadRequest(format!("Error in 'search' command: {}", p.message))
+            }
             E::User(m) => ApiError::BadRequest(m),
             E::Limit(m) => ApiError::BadRequest(format!("search limit exceeded: {m}")),
             other => ApiError::Internal(other.to_string()),
@@ -37,7 +39,9 @@ impl From<lode_search::SearchError> for ApiError {
 impl From<lode_node::NodeError> for ApiError {
     fn from(e: lode_node::NodeError) -> ApiError {
         match e {
-            lode_node::NodeError::UnknownIndex(i) => ApiError::NotFound(format!("index '{i}' does not exist")),
+            lode_node::NodeError::UnknownIndex(i) => {
+                ApiError::NotFound(format!("index '{i}' does not exist"))
+            }
             other => ApiError::Internal(other.to_string()),
         }
     }
@@ -51,7 +55,10 @@ impl IntoResponse for ApiError {
             ApiError::Unavailable(m) => (StatusCode::SERVICE_UNAVAILABLE, m.clone()),
             ApiError::Internal(m) => {
                 tracing::error!(error = %m, "request failed");
-                (StatusCode::INTERNAL_SERVER_ERROR, "internal error; see the server log".to_string())
+                (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal error; see the server log".to_string(),
+                )
             }
         };
         (status, Json(serde_json::json!({ "error": text }))).into_response()

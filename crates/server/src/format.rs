@@ -63,7 +63,10 @@ mod tests {
 
     #[test]
     fn time_format() {
-        assert_eq!(format_time(1_700_000_000.5), "2023-11-14T22:13:20.500+00:00");
+        assert_eq!(
+            format_time(1_700_000_000.5),
+            "2023-11-14T22:13:20.500+00:00"
+        );
     }
 
     #[test]
@@ -71,7 +74,10 @@ mod tests {
         assert_eq!(cell("x", &Value::Null), None);
         assert_eq!(cell("n", &Value::Num(3.0)), Some(Cell::One("3".into())));
         assert_eq!(
-            cell("m", &Value::Multi(vec![Value::Str("a".into()), Value::Str("b".into())])),
+            cell(
+                "m",
+                &Value::Multi(vec![Value::Str("a".into()), Value::Str("b".into())])
+            ),
             Some(Cell::Many(vec!["a".into(), "b".into()]))
         );
     }

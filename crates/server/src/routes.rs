@@ -21,7 +21,10 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/lode/health", get(health))
         .route("/lode/search", get(search_get).post(search_post))
-        .route("/lode/ingest", post(ingest).layer(DefaultBodyLimit::max(MAX_INGEST_BODY)))
+        .route(
+            "/lode/ingest",
+            post(ingest).layer(DefaultBodyLimit::max(MAX_INGEST_BODY)),
+        )
         .route("/lode/roll", post(roll))
 }
 
@@ -41,11 +44,17 @@ pub struct SearchParams {
     pub latest: Option<String>,
 }
 
-async fn search_get(State(st): State<AppState>, Query(p): Query<SearchParams>) -> Result<Response, ApiError> {
+async fn search_get(
+    State(st): State<AppState>,
+    Query(p): Query<SearchParams>,
+) -> Result<Response, ApiError> {
     search(st, p).await
 }
 
-async fn search_post(State(st): State<AppState>, Form(p): Form<SearchParams>) -> Result<Response, ApiError> {
+async fn search_post(
+    State(st): State<AppState>,
+    Form(p): Form<SearchParams>,
+) -> Result<Response, ApiError> {
     search(st, p).await
 }
 
@@ -54,7 +63,8 @@ async fn search_post(State(st): State<AppState>, Form(p): Form<SearchParams>) ->
 /// stream with an `{"error": …}` line.
 async fn search(st: AppState, p: SearchParams) -> Result<Response, ApiError> {
     // Validate the syntax up front so that a bad search gets a proper status code.
-    lode_spl::parse(&p.q).map_err(|e| ApiError::BadRequest(format!("Error in search: {}", e.message)))?;
+    lode_spl::parse(&p.q)
+        .map_err(|e| ApiError::BadRequest(format!("Error in search: {}", e.message)))?;
     let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(16);
     let req = lode_search::run::SearchRequest {
         query: p.q,
@@ -85,7 +95,11 @@ async fn search(st: AppState, p: SearchParams) -> Result<Response, ApiError> {
     let stream = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|b| (Ok::<_, std::io::Error>(b), rx))
     });
-    Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], Body::from_stream(stream)).into_response())
+    Ok((
+        [(header::CONTENT_TYPE, "application/x-ndjson")],
+        Body::from_stream(stream),
+    )
+        .into_response())
 }
 
 /// A `Read` over body chunks arriving from the async side.
@@ -115,27 +129,46 @@ async fn ingest(
     body: Body,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let index = q.get("index").cloned().unwrap_or_else(|| "main".into());
-    let source = q.get("source").cloned().unwrap_or_else(|| "http:lode".into());
+    let source = q
+        .get("source")
+        .cloned()
+        .unwrap_or_else(|| "http:lode".into());
     let host = q.get("host").cloned().unwrap_or_else(|| "lode".into());
     let sourcetype = q.get("sourcetype").cloned();
     if !st.node.has_index(&index) {
-        return Err(ApiError::NotFound(format!("index '{index}' does not exist")));
+        return Err(ApiError::NotFound(format!(
+            "index '{index}' does not exist"
+        )));
     }
     // Bounded: a slow pipeline slows the client instead of buffering the body in memory.
     let (tx, rx) = std::sync::mpsc::sync_channel::<Bytes>(8);
     let node = st.node.clone();
     let work = tokio::task::spawn_blocking(move || {
-        let mut reader = ChannelReader { rx, cur: Bytes::new() };
+        let mut reader = ChannelReader {
+            rx,
+            cur: Bytes::new(),
+        };
         let mut head = Vec::new();
-        (&mut reader).take(8192).read_to_end(&mut head).map_err(|e| ApiError::Internal(e.to_string()))?;
-        let sourcetype = sourcetype.unwrap_or_else(|| lode_ingest::guess_sourcetype(&source, &head));
-        let meta = lode_ingest::SourceMeta { host, source, sourcetype, index };
+        (&mut reader)
+            .take(8192)
+            .read_to_end(&mut head)
+            .map_err(|e| ApiError::Internal(e.to_string()))?;
+        let sourcetype =
+            sourcetype.unwrap_or_else(|| lode_ingest::guess_sourcetype(&source, &head));
+        let meta = lode_ingest::SourceMeta {
+            host,
+            source,
+            sourcetype,
+            index,
+        };
         let mut all = std::io::Cursor::new(head).chain(reader);
-        node.ingest(meta, &mut all, &mut |_| {}).map_err(ApiError::from)
+        node.ingest(meta, &mut all, &mut |_| {})
+            .map_err(ApiError::from)
     });
     let mut stream = body.into_data_stream();
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| ApiError::BadRequest(format!("reading the request body failed: {e}")))?;
+        let chunk = chunk
+            .map_err(|e| ApiError::BadRequest(format!("reading the request body failed: {e}")))?;
         let tx2 = tx.clone();
         // The channel is bounded and std: send from the blocking pool.
         let sent = tokio::task::spawn_blocking(move || tx2.send(chunk).is_ok())
@@ -146,7 +179,9 @@ async fn ingest(
         }
     }
     drop(tx);
-    let report = work.await.map_err(|e| ApiError::Internal(e.to_string()))??;
+    let report = work
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))??;
     Ok(Json(serde_json::json!({
         "events": report.events,
         "bytes": report.bytes,
@@ -155,7 +190,10 @@ async fn ingest(
     })))
 }
 
-async fn roll(State(st): State<AppState>, Query(q): Query<HashMap<String, String>>) -> Result<Json<serde_json::Value>, ApiError> {
+async fn roll(
+    State(st): State<AppState>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Result<Json<serde_json::Value>, ApiError> {
     let node = st.node.clone();
     let index = q.get("index").cloned();
     tokio::task::spawn_blocking(move || node.roll(index.as_deref()))

@@ -38,7 +38,12 @@ struct Totals {
 
 pub fn oneshot(home: &Home, args: OneshotArgs) -> CliResult {
     let inputs = collect_inputs(&args)?;
-    home.ensure_layout().map_err(|e| CliError::new(FAILURE, format!("cannot create {}: {e}", home.root().display())))?;
+    home.ensure_layout().map_err(|e| {
+        CliError::new(
+            FAILURE,
+            format!("cannot create {}: {e}", home.root().display()),
+        )
+    })?;
     let host = args.host.clone().unwrap_or_else(local_host);
     let total_bytes: u64 = inputs.iter().map(|i| i.size).sum();
     let bar = progress::bytes(total_bytes, "indexing");
@@ -48,7 +53,9 @@ pub fn oneshot(home: &Home, args: OneshotArgs) -> CliResult {
             let node = Node::open(home).map_err(super::node_error)?;
             super::print_warnings(node.warnings());
             for input in &inputs {
-                let Some((head, reader)) = open_input(input, &mut totals)? else { continue };
+                let Some((head, reader)) = open_input(input, &mut totals)? else {
+                    continue;
+                };
                 let meta = meta_for(&args, input, &host, &head);
                 let mut reader = io::Cursor::new(head).chain(reader);
                 let report = node
@@ -59,11 +66,14 @@ pub fn oneshot(home: &Home, args: OneshotArgs) -> CliResult {
                 totals.dropped += report.dropped;
                 totals.truncated += report.truncated;
             }
-            node.close().map_err(|e| CliError::new(FAILURE, e.to_string()))?;
+            node.close()
+                .map_err(|e| CliError::new(FAILURE, e.to_string()))?;
         }
         Holder::Server(info) => {
             for input in &inputs {
-                let Some((head, reader)) = open_input(input, &mut totals)? else { continue };
+                let Some((head, reader)) = open_input(input, &mut totals)? else {
+                    continue;
+                };
                 let meta = meta_for(&args, input, &host, &head);
                 let params = [
                     ("index", meta.index.as_str()),
@@ -82,7 +92,10 @@ pub fn oneshot(home: &Home, args: OneshotArgs) -> CliResult {
         Holder::OtherWriter => {
             return Err(CliError::new(
                 BUSY,
-                format!("another lode process is writing to {}; try again when it has finished", home.root().display()),
+                format!(
+                    "another lode process is writing to {}; try again when it has finished",
+                    home.root().display()
+                ),
             ))
         }
     }
@@ -97,7 +110,10 @@ pub fn oneshot(home: &Home, args: OneshotArgs) -> CliResult {
         args.index
     );
     if totals.dropped > 0 {
-        line.push_str(&format!(", {} dropped by nullQueue transforms", totals.dropped));
+        line.push_str(&format!(
+            ", {} dropped by nullQueue transforms",
+            totals.dropped
+        ));
     }
     if totals.truncated > 0 {
         line.push_str(&format!(", {} truncated at TRUNCATE", totals.truncated));
@@ -113,21 +129,34 @@ fn collect_inputs(args: &OneshotArgs) -> CliResult<Vec<Input>> {
     let mut out = Vec::new();
     for p in &args.paths {
         if p.as_os_str() == "-" {
-            out.push(Input { path: None, source: args.source.clone().unwrap_or_else(|| "stdin".into()), size: 0 });
+            out.push(Input {
+                path: None,
+                source: args.source.clone().unwrap_or_else(|| "stdin".into()),
+                size: 0,
+            });
             continue;
         }
         let meta = std::fs::metadata(p)
             .map_err(|e| CliError::new(USAGE, format!("cannot read {}: {e}", p.display())))?;
         if meta.is_dir() {
             let mut files = Vec::new();
-            walk(p, &mut files).map_err(|e| CliError::new(FAILURE, format!("cannot list {}: {e}", p.display())))?;
+            walk(p, &mut files)
+                .map_err(|e| CliError::new(FAILURE, format!("cannot list {}: {e}", p.display())))?;
             files.sort();
             for f in files {
                 let size = std::fs::metadata(&f).map(|m| m.len()).unwrap_or(0);
-                out.push(Input { source: source_name(args, &f), path: Some(f), size });
+                out.push(Input {
+                    source: source_name(args, &f),
+                    path: Some(f),
+                    size,
+                });
             }
         } else {
-            out.push(Input { source: source_name(args, p), path: Some(p.clone()), size: meta.len() });
+            out.push(Input {
+                source: source_name(args, p),
+                path: Some(p.clone()),
+                size: meta.len(),
+            });
         }
     }
     Ok(out)
@@ -135,7 +164,10 @@ fn collect_inputs(args: &OneshotArgs) -> CliResult<Vec<Input>> {
 
 fn source_name(args: &OneshotArgs, path: &Path) -> String {
     args.source.clone().unwrap_or_else(|| {
-        std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()).display().to_string()
+        std::fs::canonicalize(path)
+            .unwrap_or_else(|_| path.to_path_buf())
+            .display()
+            .to_string()
     })
 }
 
@@ -152,12 +184,16 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
     Ok(())
 }
 
+/// An opened input: the bytes already read from its head, and a reader of the rest.
+type Opened = (Vec<u8>, Box<dyn Read>);
+
 /// Opens an input and reads its head; `None` when it is skipped (binary).
-fn open_input(input: &Input, totals: &mut Totals) -> CliResult<Option<(Vec<u8>, Box<dyn Read>)>> {
+fn open_input(input: &Input, totals: &mut Totals) -> CliResult<Option<Opened>> {
     let mut reader: Box<dyn Read> = match &input.path {
         None => Box::new(io::stdin().lock()),
         Some(p) => Box::new(
-            File::open(p).map_err(|e| CliError::new(FAILURE, format!("cannot open {}: {e}", p.display())))?,
+            File::open(p)
+                .map_err(|e| CliError::new(FAILURE, format!("cannot open {}: {e}", p.display())))?,
         ),
     };
     let mut head = Vec::with_capacity(HEAD_BYTES);
@@ -166,7 +202,10 @@ fn open_input(input: &Input, totals: &mut Totals) -> CliResult<Option<(Vec<u8>, 
         .read_to_end(&mut head)
         .map_err(|e| CliError::new(FAILURE, format!("cannot read {}: {e}", input.source)))?;
     if head.contains(&0) {
-        totals.skipped.push(format!("{}: binary file (NUL bytes in the first 8 KiB), not indexed", input.source));
+        totals.skipped.push(format!(
+            "{}: binary file (NUL bytes in the first 8 KiB), not indexed",
+            input.source
+        ));
         return Ok(None);
     }
     Ok(Some((head, reader)))

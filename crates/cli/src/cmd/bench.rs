@@ -71,8 +71,16 @@ pub fn run(args: BenchArgs) -> CliResult {
     let home = Home::new(&home_dir);
     home.ensure_layout()?;
     let corpus = home_dir.join("bench-corpus");
-    eprintln!("lode bench: generating {} of data (seed {})…", super::add::human_bytes(args.size), args.seed);
-    let cfg = GenConfig { seed: args.seed, total_bytes: args.size, ..GenConfig::default() };
+    eprintln!(
+        "lode bench: generating {} of data (seed {})…",
+        super::add::human_bytes(args.size),
+        args.seed
+    );
+    let cfg = GenConfig {
+        seed: args.seed,
+        total_bytes: args.size,
+        ..GenConfig::default()
+    };
     let bar = crate::progress::bytes(args.size, "generating");
     let summary = lode_gen::write_dir(cfg, &corpus, &mut |n| bar.set_position(n))
         .map_err(|e| CliError::new(FAILURE, format!("generating the corpus failed: {e}")))?;
@@ -87,8 +95,19 @@ pub fn run(args: BenchArgs) -> CliResult {
     for planted in &summary.planted {
         for (suffix, stats) in [(" | stats count by host", true), (" | head 100", false)] {
             let query = format!("{}{}", planted.search, suffix);
-            let expected = if stats { planted.events } else { planted.events.min(100) };
-            searches.push(measure(&home, &planted.class, &query, args.runs, expected, stats)?);
+            let expected = if stats {
+                planted.events
+            } else {
+                planted.events.min(100)
+            };
+            searches.push(measure(
+                &home,
+                &planted.class,
+                &query,
+                args.runs,
+                expected,
+                stats,
+            )?);
         }
     }
     let report = Report {
@@ -99,11 +118,16 @@ pub fn run(args: BenchArgs) -> CliResult {
     };
     print_report(&report);
     if let Some(path) = &args.json {
-        let f = File::create(path).map_err(|e| CliError::new(FAILURE, format!("cannot write {}: {e}", path.display())))?;
-        serde_json::to_writer_pretty(f, &report).map_err(|e| CliError::new(FAILURE, e.to_string()))?;
+        let f = File::create(path)
+            .map_err(|e| CliError::new(FAILURE, format!("cannot write {}: {e}", path.display())))?;
+        serde_json::to_writer_pretty(f, &report)
+            .map_err(|e| CliError::new(FAILURE, e.to_string()))?;
     }
     if report.searches.iter().any(|s| !s.correct) {
-        return Err(CliError::new(FAILURE, "some searches returned wrong counts (see the table)"));
+        return Err(CliError::new(
+            FAILURE,
+            "some searches returned wrong counts (see the table)",
+        ));
     }
     Ok(())
 }
@@ -125,25 +149,33 @@ fn ingest(home: &Home, corpus: &Path, summary: &GenSummary) -> CliResult<IngestF
                 let node = &node;
                 let path = corpus.join(name);
                 s.spawn(move || -> Result<u64, String> {
-                    let mut f = File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+                    let mut f =
+                        File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
                     let meta = SourceMeta {
                         host: "bench".into(),
                         source: path.display().to_string(),
                         sourcetype: st.to_string(),
                         index: "main".into(),
                     };
-                    let r = node.ingest(meta, &mut f, &mut |_| {}).map_err(|e| e.to_string())?;
+                    let r = node
+                        .ingest(meta, &mut f, &mut |_| {})
+                        .map_err(|e| e.to_string())?;
                     Ok(r.events)
                 })
             })
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().map_err(|_| "ingest thread panicked".to_string()).and_then(|r| r))
+            .map(|h| {
+                h.join()
+                    .map_err(|_| "ingest thread panicked".to_string())
+                    .and_then(|r| r)
+            })
             .sum::<Result<u64, String>>()
     })
     .map_err(|e| CliError::new(FAILURE, e))?;
-    node.close().map_err(|e| CliError::new(FAILURE, e.to_string()))?;
+    node.close()
+        .map_err(|e| CliError::new(FAILURE, e.to_string()))?;
     let seconds = t0.elapsed().as_secs_f64();
     let cpu = sysstat::cpu_seconds() - cpu0;
     let stored = sysstat::dir_bytes(&home.index_root().join("main"));
@@ -163,7 +195,14 @@ fn ingest(home: &Home, corpus: &Path, summary: &GenSummary) -> CliResult<IngestF
 }
 
 /// Runs `query` `runs` times; checks the matched count against `expected`.
-fn measure(home: &Home, class: &str, query: &str, runs: usize, expected: u64, stats: bool) -> CliResult<SearchFigures> {
+fn measure(
+    home: &Home,
+    class: &str,
+    query: &str,
+    runs: usize,
+    expected: u64,
+    stats: bool,
+) -> CliResult<SearchFigures> {
     let mut times = Vec::new();
     let mut cpus = Vec::new();
     let mut last: Option<(SearchStats, u64)> = None;
@@ -208,7 +247,11 @@ fn measure(home: &Home, class: &str, query: &str, runs: usize, expected: u64, st
         events_matched: counted,
         events_scanned: st.events_scanned,
         scanned_per_s: st.events_scanned as f64 / (median / 1e3).max(1e-9),
-        matched_per_cpu_s: if cpu_median > 0.0 { counted as f64 / (cpu_median / 1e3) } else { f64::NAN },
+        matched_per_cpu_s: if cpu_median > 0.0 {
+            counted as f64 / (cpu_median / 1e3)
+        } else {
+            f64::NAN
+        },
         buckets_read: st.buckets_read,
         buckets_skipped: st.buckets_pruned_time + st.buckets_skipped_bloom,
         correct: counted == expected,
@@ -229,12 +272,23 @@ fn percentile(xs: &[f64], p: f64) -> f64 {
 fn machine() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
         .unwrap_or_else(|| "unknown CPU".into());
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     let mem = std::fs::read_to_string("/proc/meminfo")
         .ok()
-        .and_then(|s| s.lines().next().and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<f64>().ok()))
+        .and_then(|s| {
+            s.lines()
+                .next()
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse::<f64>().ok())
+        })
         .map(|kib| format!("{:.0} GiB", kib / 1048576.0))
         .unwrap_or_default();
     format!("{cores} cores, {mem}, {cpu}")
@@ -244,20 +298,47 @@ fn print_report(r: &Report) {
     let i = &r.ingest;
     println!("machine: {}", r.machine);
     println!();
-    println!("ingest: {:.0} MB raw, {} events", i.raw_bytes as f64 / 1e6, i.events);
+    println!(
+        "ingest: {:.0} MB raw, {} events",
+        i.raw_bytes as f64 / 1e6,
+        i.events
+    );
     println!("  wall {:.1} s, cpu {:.1} s", i.seconds, i.cpu_seconds);
-    println!("  {:.1} MB/s, {:.1} MB/s per core used, {:.0} events/s", i.mb_per_s, i.mb_per_s_per_core, i.events_per_s);
-    println!("  stored {:.1} MB = {:.1} % of raw; peak memory {:.0} MB", i.stored_bytes as f64 / 1e6, i.stored_pct_of_raw, i.peak_rss_mb);
+    println!(
+        "  {:.1} MB/s, {:.1} MB/s per core used, {:.0} events/s",
+        i.mb_per_s, i.mb_per_s_per_core, i.events_per_s
+    );
+    println!(
+        "  stored {:.1} MB = {:.1} % of raw; peak memory {:.0} MB",
+        i.stored_bytes as f64 / 1e6,
+        i.stored_pct_of_raw,
+        i.peak_rss_mb
+    );
     println!();
     println!(
         "{:<13} {:<48} {:>9} {:>9} {:>9} {:>10} {:>12} {:>14} {:>8}",
-        "class", "search", "median ms", "p95 ms", "cpu ms", "matched", "scanned/s", "matched/cpu-s", "correct"
+        "class",
+        "search",
+        "median ms",
+        "p95 ms",
+        "cpu ms",
+        "matched",
+        "scanned/s",
+        "matched/cpu-s",
+        "correct"
     );
     for s in &r.searches {
         let q: String = s.query.chars().take(48).collect();
         println!(
             "{:<13} {:<48} {:>9.2} {:>9.2} {:>9.2} {:>10} {:>12.0} {:>14.0} {:>8}",
-            s.class, q, s.median_ms, s.p95_ms, s.cpu_ms_median, s.events_matched, s.scanned_per_s, s.matched_per_cpu_s,
+            s.class,
+            q,
+            s.median_ms,
+            s.p95_ms,
+            s.cpu_ms_median,
+            s.events_matched,
+            s.scanned_per_s,
+            s.matched_per_cpu_s,
             if s.correct { "yes" } else { "NO" }
         );
     }

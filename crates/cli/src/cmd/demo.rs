@@ -27,7 +27,10 @@ pub fn run(home: &Home, args: DemoArgs) -> CliResult {
     home.ensure_layout()?;
     let demo_marker = home.root().join("var/demo-loaded");
     if demo_marker.exists() {
-        eprintln!("lode demo: sample data already loaded in {} (delete the home to start over)", home.root().display());
+        eprintln!(
+            "lode demo: sample data already loaded in {} (delete the home to start over)",
+            home.root().display()
+        );
     } else {
         load(home, args.size)?;
         std::fs::write(&demo_marker, b"")?;
@@ -43,23 +46,47 @@ pub fn run(home: &Home, args: DemoArgs) -> CliResult {
     super::serve::serve(home, args.listen, |url| {
         println!("Lode is running with the sample data at {url}");
         println!("  search over HTTP:  curl -s '{url}/lode/search' --data-urlencode 'q=error | stats count by host' | head");
-        println!("  search from the CLI (another terminal): LODE_HOME={} lode search 'error | head 5'", home.root().display());
+        println!(
+            "  search from the CLI (another terminal): LODE_HOME={} lode search 'error | head 5'",
+            home.root().display()
+        );
         println!("Press Ctrl-C to stop.");
     })
 }
 
 fn load(home: &Home, size: u64) -> CliResult {
     let corpus = home.root().join("var/demo-corpus");
-    eprintln!("lode demo: generating {} of sample machine data…", super::add::human_bytes(size));
+    eprintln!(
+        "lode demo: generating {} of sample machine data…",
+        super::add::human_bytes(size)
+    );
     let bar = crate::progress::bytes(size, "generating");
-    let cfg = GenConfig { seed: 42, total_bytes: size, start_time_secs: start_of_week_ago(), ..GenConfig::default() };
+    let cfg = GenConfig {
+        seed: 42,
+        total_bytes: size,
+        start_time_secs: start_of_week_ago(),
+        ..GenConfig::default()
+    };
     lode_gen::write_dir(cfg, &corpus, &mut |n| bar.set_position(n))
         .map_err(|e| CliError::new(FAILURE, format!("generating the corpus failed: {e}")))?;
     bar.finish_and_clear();
     let _lock = match lock::acquire(home)? {
         Holder::Acquired(l) => l,
-        Holder::Server(info) => return Err(CliError::new(BUSY, format!("a server already runs on this home at {}; stop it first", info.url))),
-        Holder::OtherWriter => return Err(CliError::new(BUSY, "another lode process is writing to this home")),
+        Holder::Server(info) => {
+            return Err(CliError::new(
+                BUSY,
+                format!(
+                    "a server already runs on this home at {}; stop it first",
+                    info.url
+                ),
+            ))
+        }
+        Holder::OtherWriter => {
+            return Err(CliError::new(
+                BUSY,
+                "another lode process is writing to this home",
+            ))
+        }
     };
     let node = Node::open(home).map_err(super::node_error)?;
     let bar = crate::progress::bytes(size, "indexing");
@@ -71,17 +98,21 @@ fn load(home: &Home, size: u64) -> CliResult {
         ("app_java.log", "log4j", "gen-app"),
     ] {
         let path = corpus.join(file);
-        let mut f = std::fs::File::open(&path).map_err(|e| CliError::new(FAILURE, format!("{}: {e}", path.display())))?;
+        let mut f = std::fs::File::open(&path)
+            .map_err(|e| CliError::new(FAILURE, format!("{}: {e}", path.display())))?;
         let meta = SourceMeta {
             host: host.into(),
             source: path.display().to_string(),
             sourcetype: sourcetype.into(),
             index: "main".into(),
         };
-        let r = node.ingest(meta, &mut f, &mut |n| bar.inc(n)).map_err(|e| CliError::new(FAILURE, e.to_string()))?;
+        let r = node
+            .ingest(meta, &mut f, &mut |n| bar.inc(n))
+            .map_err(|e| CliError::new(FAILURE, e.to_string()))?;
         events += r.events;
     }
-    node.close().map_err(|e| CliError::new(FAILURE, e.to_string()))?;
+    node.close()
+        .map_err(|e| CliError::new(FAILURE, e.to_string()))?;
     bar.finish_and_clear();
     std::fs::remove_dir_all(&corpus).ok();
     eprintln!("lode demo: indexed {events} events into index main");

@@ -22,9 +22,13 @@ pub fn fsck(home: &Home, args: FsckArgs) -> CliResult {
     for index in &indexes {
         let dir = root.join(index);
         if !dir.is_dir() {
-            return Err(CliError::new(USAGE, format!("index '{index}' has no data directory {}", dir.display())));
+            return Err(CliError::new(
+                USAGE,
+                format!("index '{index}' has no data directory {}", dir.display()),
+            ));
         }
-        let found = lode_store::fsck(&dir, args.quarantine).map_err(|e| CliError::new(FAILURE, e.to_string()))?;
+        let found = lode_store::fsck(&dir, args.quarantine)
+            .map_err(|e| CliError::new(FAILURE, e.to_string()))?;
         if found.is_empty() {
             println!("{index}: ok");
         }
@@ -34,14 +38,22 @@ pub fn fsck(home: &Home, args: FsckArgs) -> CliResult {
         problems += found.len();
     }
     if problems > 0 {
-        let what = if args.quarantine { "; corrupt buckets were moved to quarantine/" } else { "; run with --quarantine to move corrupt buckets aside" };
-        return Err(CliError::new(FSCK_PROBLEMS, format!("{problems} problem(s) found{what}")));
+        let what = if args.quarantine {
+            "; corrupt buckets were moved to quarantine/"
+        } else {
+            "; run with --quarantine to move corrupt buckets aside"
+        };
+        return Err(CliError::new(
+            FSCK_PROBLEMS,
+            format!("{problems} problem(s) found{what}"),
+        ));
     }
     Ok(())
 }
 
 pub fn inspect(args: InspectArgs) -> CliResult {
-    let summary = lode_store::inspect(&args.bucket).map_err(|e| CliError::new(FAILURE, e.to_string()))?;
+    let summary =
+        lode_store::inspect(&args.bucket).map_err(|e| CliError::new(FAILURE, e.to_string()))?;
     println!("{summary}");
     Ok(())
 }

@@ -7,7 +7,11 @@ use crate::exit::{CliError, CliResult, FAILURE};
 use crate::progress;
 
 pub fn run(args: GenArgs) -> CliResult {
-    let cfg = GenConfig { seed: args.seed, total_bytes: args.size, ..GenConfig::default() };
+    let cfg = GenConfig {
+        seed: args.seed,
+        total_bytes: args.size,
+        ..GenConfig::default()
+    };
     let bar = progress::bytes(args.size, "generating");
     let summary = lode_gen::write_dir(cfg, &args.out, &mut |n| bar.set_position(n))
         .map_err(|e| CliError::new(FAILURE, format!("cannot write {}: {e}", args.out.display())))?;

@@ -11,12 +11,22 @@ pub fn run(home: &Home, args: RollArgs) -> CliResult {
     match lock::acquire(home)? {
         Holder::Acquired(_lock) => {
             let node = Node::open(home).map_err(super::node_error)?;
-            node.roll(args.index.as_deref()).map_err(|e| CliError::new(FAILURE, e.to_string()))?;
-            node.close().map_err(|e| CliError::new(FAILURE, e.to_string()))?;
+            node.roll(args.index.as_deref())
+                .map_err(|e| CliError::new(FAILURE, e.to_string()))?;
+            node.close()
+                .map_err(|e| CliError::new(FAILURE, e.to_string()))?;
         }
         Holder::Server(info) => client::roll(&info.url, args.index.as_deref())?,
-        Holder::OtherWriter => return Err(CliError::new(BUSY, "another lode process is writing to this home")),
+        Holder::OtherWriter => {
+            return Err(CliError::new(
+                BUSY,
+                "another lode process is writing to this home",
+            ))
+        }
     }
-    println!("Rolled hot buckets of {}.", args.index.as_deref().unwrap_or("every index"));
+    println!(
+        "Rolled hot buckets of {}.",
+        args.index.as_deref().unwrap_or("every index")
+    );
     Ok(())
 }

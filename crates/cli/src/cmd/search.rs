@@ -63,7 +63,9 @@ pub fn run(home: &Home, args: SearchArgs) -> CliResult {
 /// Renders a search failure: syntax errors with a caret under the position, exit code 3.
 pub fn search_error(query: &str, e: SearchError) -> CliError {
     match e {
-        SearchError::Parse(p) => CliError::new(SPL_SYNTAX, format!("error in search:\n{}", p.render(query))),
+        SearchError::Parse(p) => {
+            CliError::new(SPL_SYNTAX, format!("error in search:\n{}", p.render(query)))
+        }
         SearchError::User(m) => CliError::new(SPL_SYNTAX, m),
         other => CliError::new(FAILURE, other.to_string()),
     }

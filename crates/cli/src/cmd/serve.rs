@@ -19,14 +19,32 @@ pub fn run(home: &Home, args: ServeArgs) -> CliResult {
 
 /// Serves `home`; `on_ready` is called with the base URL once the socket listens.
 pub fn serve(home: &Home, listen: Option<String>, on_ready: impl FnOnce(&str)) -> CliResult {
-    home.ensure_layout().map_err(|e| CliError::new(FAILURE, format!("cannot create {}: {e}", home.root().display())))?;
+    home.ensure_layout().map_err(|e| {
+        CliError::new(
+            FAILURE,
+            format!("cannot create {}: {e}", home.root().display()),
+        )
+    })?;
     let lock = match lock::acquire(home)? {
         Holder::Acquired(l) => l,
         Holder::Server(info) => {
-            return Err(CliError::new(BUSY, format!("a server already runs on {} at {}", home.root().display(), info.url)))
+            return Err(CliError::new(
+                BUSY,
+                format!(
+                    "a server already runs on {} at {}",
+                    home.root().display(),
+                    info.url
+                ),
+            ))
         }
         Holder::OtherWriter => {
-            return Err(CliError::new(BUSY, format!("another lode process is writing to {}", home.root().display())))
+            return Err(CliError::new(
+                BUSY,
+                format!(
+                    "another lode process is writing to {}",
+                    home.root().display()
+                ),
+            ))
         }
     };
     let node = Node::open(home).map_err(super::node_error)?;
@@ -44,7 +62,10 @@ pub fn serve(home: &Home, listen: Option<String>, on_ready: impl FnOnce(&str)) -
     let listen = listen.unwrap_or_else(|| node.server_settings().listen.clone());
     let node = Arc::new(node);
     let forwarder = lode_server::internal::start(node.clone(), super::add::local_host());
-    let state = lode_server::AppState { node: node.clone(), index_root: home.index_root() };
+    let state = lode_server::AppState {
+        node: node.clone(),
+        index_root: home.index_root(),
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -56,7 +77,10 @@ pub fn serve(home: &Home, listen: Option<String>, on_ready: impl FnOnce(&str)) -
         let addr = listener.local_addr()?;
         let url = format!("http://{addr}");
         lock.publish_server(&url)?;
-        eprintln!("lode: serving {} at {url} (Ctrl-C to stop)", home.root().display());
+        eprintln!(
+            "lode: serving {} at {url} (Ctrl-C to stop)",
+            home.root().display()
+        );
         tracing::info!(url = %url, home = %home.root().display(), "lode server started");
         on_ready(&url);
         let ticker_node = node.clone();
@@ -85,8 +109,10 @@ pub fn serve(home: &Home, listen: Option<String>, on_ready: impl FnOnce(&str)) -
         let _ = f.join();
     }
     eprintln!("lode: shutting down: rolling hot buckets");
-    let node = Arc::try_unwrap(node).map_err(|_| CliError::new(FAILURE, "requests still running at shutdown"))?;
-    node.close().map_err(|e| CliError::new(FAILURE, e.to_string()))?;
+    let node = Arc::try_unwrap(node)
+        .map_err(|_| CliError::new(FAILURE, "requests still running at shutdown"))?;
+    node.close()
+        .map_err(|e| CliError::new(FAILURE, e.to_string()))?;
     drop(lock);
     Ok(())
 }

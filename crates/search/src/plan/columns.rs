@@ -9,14 +9,22 @@
 use lode_spl::ast::{Agg, Command};
 
 /// Fields a columns-only row carries.
-pub const COLUMN_FIELDS: &[&str] = &["_time", "host", "source", "sourcetype", "index", "splunk_server"];
+pub const COLUMN_FIELDS: &[&str] = &[
+    "_time",
+    "host",
+    "source",
+    "sourcetype",
+    "index",
+    "splunk_server",
+];
 
 fn is_column(f: &str) -> bool {
     COLUMN_FIELDS.contains(&f)
 }
 
 fn aggs_ok(aggs: &[Agg]) -> bool {
-    aggs.iter().all(|a| a.field.as_deref().is_none_or(is_column))
+    aggs.iter()
+        .all(|a| a.field.as_deref().is_none_or(is_column))
 }
 
 /// Whether `rest` (the commands after the search clause) reads nothing but [`COLUMN_FIELDS`]
@@ -43,12 +51,18 @@ mod tests {
     #[test]
     fn only_column_fields_qualify() {
         assert!(reads_only_columns(&rest("x | stats count by host")));
-        assert!(reads_only_columns(&rest("x | stats count dc(source) by sourcetype, host")));
-        assert!(reads_only_columns(&rest("x | timechart span=1h count by sourcetype")));
+        assert!(reads_only_columns(&rest(
+            "x | stats count dc(source) by sourcetype, host"
+        )));
+        assert!(reads_only_columns(&rest(
+            "x | timechart span=1h count by sourcetype"
+        )));
         assert!(reads_only_columns(&rest("x | top host")));
         assert!(!reads_only_columns(&rest("x | stats count by user")));
         assert!(!reads_only_columns(&rest("x | stats avg(bytes) by host")));
-        assert!(!reads_only_columns(&rest("x | rex \"(?<u>\\w+)\" | stats count by u")));
+        assert!(!reads_only_columns(&rest(
+            "x | rex \"(?<u>\\w+)\" | stats count by u"
+        )));
         assert!(!reads_only_columns(&rest("x | head 10")));
         assert!(!reads_only_columns(&rest("x")));
     }

@@ -12,7 +12,6 @@ use lode_event::token::{is_major, is_minor, Tokenizer, MAX_TOKEN_LEN};
 use lode_spl::ast::{CmpOp, SearchExpr, Term};
 use lode_store::TermQuery;
 
-
 use super::terms::{boundary_safe_terms, is_computed_field, MIN_LITERAL};
 
 /// Deepest nesting lowered; deeper clauses fall back to a scan (the parser limits depth anyway).

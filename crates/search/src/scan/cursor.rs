@@ -8,8 +8,8 @@ use super::candidates::Opened;
 use super::source::{BucketRef, Key};
 use crate::matcher;
 use crate::row::Row;
-use crate::value::Value;
 use crate::run::SearchStats;
+use crate::value::Value;
 
 /// First chunk of candidates read at once: small, so `head 10` reads little.
 const FIRST_CHUNK: usize = 64;
@@ -82,16 +82,16 @@ impl Cursor {
             self.rows_from_columns(out, stats)?;
         } else {
             self.bucket
-            .read_events(&mut self.sorted.iter().copied(), &mut |v| {
-                stats.events_scanned += 1;
-                let key = Key::new(src, v.time, v.num);
-                let mut row = to_row(&v, &src.index, src.info.id);
-                if clause.is_none_or(|c| matcher::matches(c, &mut row)) {
-                    stats.events_matched += 1;
-                    out.push((key, row));
-                }
-                true
-            })?;
+                .read_events(&mut self.sorted.iter().copied(), &mut |v| {
+                    stats.events_scanned += 1;
+                    let key = Key::new(src, v.time, v.num);
+                    let mut row = to_row(&v, &src.index, src.info.id);
+                    if clause.is_none_or(|c| matcher::matches(c, &mut row)) {
+                        stats.events_matched += 1;
+                        out.push((key, row));
+                    }
+                    true
+                })?;
         }
         if self.time_ordered {
             out[start..].sort_unstable_by_key(|r| std::cmp::Reverse(r.0));
@@ -103,25 +103,41 @@ impl Cursor {
 impl Cursor {
     /// Rows of the current chunk from the columns alone (`_time`, `host`, `source`,
     /// `sourcetype`, `index`, `splunk_server`); every candidate matches (the query is exact).
-    fn rows_from_columns(&self, out: &mut Vec<(Key, Row)>, stats: &mut SearchStats) -> Result<(), StoreError> {
+    fn rows_from_columns(
+        &self,
+        out: &mut Vec<(Key, Row)>,
+        stats: &mut SearchStats,
+    ) -> Result<(), StoreError> {
         let b = self.bucket.as_ref();
-        let (times, hosts, sources, types) = (b.times(), b.host_ids(), b.source_ids(), b.sourcetype_ids());
+        let (times, hosts, sources, types) =
+            (b.times(), b.host_ids(), b.source_ids(), b.sourcetype_ids());
         let name = |names: &[String], ids: &[u32], n: usize| -> Result<String, StoreError> {
             ids.get(n)
                 .and_then(|&i| names.get(i as usize))
                 .cloned()
-                .ok_or_else(|| StoreError::corrupt(&self.src.info.path, "dictionary id out of range"))
+                .ok_or_else(|| {
+                    StoreError::corrupt(&self.src.info.path, "dictionary id out of range")
+                })
         };
         for &num in &self.sorted {
             let n = num as usize;
-            let time = *times
-                .get(n)
-                .ok_or_else(|| StoreError::corrupt(&self.src.info.path, "event number beyond the time column"))?;
+            let time = *times.get(n).ok_or_else(|| {
+                StoreError::corrupt(&self.src.info.path, "event number beyond the time column")
+            })?;
             let row = Row::from_fields([
                 ("_time".to_string(), Value::Num(time as f64 / 1e6)),
-                ("host".to_string(), Value::Str(name(b.host_names(), hosts, n)?)),
-                ("source".to_string(), Value::Str(name(b.source_names(), sources, n)?)),
-                ("sourcetype".to_string(), Value::Str(name(b.sourcetype_names(), types, n)?)),
+                (
+                    "host".to_string(),
+                    Value::Str(name(b.host_names(), hosts, n)?),
+                ),
+                (
+                    "source".to_string(),
+                    Value::Str(name(b.source_names(), sources, n)?),
+                ),
+                (
+                    "sourcetype".to_string(),
+                    Value::Str(name(b.sourcetype_names(), types, n)?),
+                ),
                 ("index".to_string(), Value::Str(self.src.index.to_string())),
                 ("splunk_server".to_string(), Value::Str("lode".to_string())),
             ]);

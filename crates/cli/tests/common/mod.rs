@@ -17,9 +17,17 @@ pub struct Run {
     pub stderr: String,
 }
 
+impl Default for Lode {
+    fn default() -> Lode {
+        Lode::new()
+    }
+}
+
 impl Lode {
     pub fn new() -> Lode {
-        Lode { home: tempfile::tempdir().expect("temp dir") }
+        Lode {
+            home: tempfile::tempdir().expect("temp dir"),
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -28,7 +36,11 @@ impl Lode {
 
     pub fn cmd(&self, args: &[&str]) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_lode"));
-        c.arg("--home").arg(self.home.path()).args(args).env_remove("LODE_HOME").stdin(Stdio::null());
+        c.arg("--home")
+            .arg(self.home.path())
+            .args(args)
+            .env_remove("LODE_HOME")
+            .stdin(Stdio::null());
         c
     }
 
@@ -50,7 +62,11 @@ impl Lode {
     pub fn count(&self, query: &str) -> u64 {
         let rows = self.search_json(&format!("{query} | stats count"));
         assert_eq!(rows.len(), 1, "{rows:?}");
-        rows[0]["count"].as_str().expect("count is a string").parse().expect("count is a number")
+        rows[0]["count"]
+            .as_str()
+            .expect("count is a string")
+            .parse()
+            .expect("count is a number")
     }
 
     pub fn write_local(&self, file: &str, text: &str) {
