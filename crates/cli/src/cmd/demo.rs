@@ -20,7 +20,10 @@ const EXAMPLES: &[(&str, &str)] = &[
     ("HTTP status codes of the access log", "sourcetype=access_combined | rex \"\\\" (?<status>\\d{3}) \" | stats count by status | sort -count"),
     ("JSON application errors by service (automatic JSON fields)", "sourcetype=_json level=ERROR | stats count avg(latency_ms) as avg_latency by service"),
     ("events per day and sourcetype", "index=main | timechart span=1d count by sourcetype"),
-    ("newest Java exceptions", "sourcetype=log4j Exception | head 3 | table _time host _raw"),
+    (
+        "newest Java exceptions (a phrase matches inside terms such as NullPointerException)",
+        "sourcetype=log4j ERROR \"Exception\" | head 2 | table _time host _raw",
+    ),
 ];
 
 pub fn run(home: &Home, args: DemoArgs) -> CliResult {
@@ -119,10 +122,9 @@ fn load(home: &Home, size: u64) -> CliResult {
     Ok(())
 }
 
-/// The demo's data ends now-ish: it starts 7 days before today 00:00 UTC.
+/// The demo's data covers the last 7 days (the generator's default span), ending now.
 fn start_of_week_ago() -> i64 {
-    let now = super::search::now_micros() / 1_000_000;
-    now - now.rem_euclid(86_400) - 6 * 86_400
+    super::search::now_micros() / 1_000_000 - 7 * 86_400
 }
 
 fn show(home: &Home, query: &str) -> CliResult {
