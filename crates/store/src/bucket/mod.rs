@@ -8,7 +8,7 @@ pub(crate) mod write;
 
 use roaring::RoaringBitmap;
 
-use crate::columns::Columns;
+use crate::columns::EventColumns;
 use crate::error::StoreError;
 use crate::layout::{BucketInfo, BucketKind};
 use crate::meta::BucketMeta;
@@ -54,8 +54,21 @@ pub trait BucketRead {
     fn may_contain(&self, term: &[u8]) -> bool;
     /// Candidate event numbers of `q`.
     fn eval(&self, q: &TermQuery) -> Result<RoaringBitmap, StoreError>;
-    /// `_time` column, µs, indexed by event number.
+    /// `_time` column, µs, indexed by event number. Warm buckets decode every column block for
+    /// it (once); prefer [`BucketRead::time`] for a few events.
     fn times(&self) -> &[i64];
+    /// `_time` of event `n`, µs. Warm buckets decode only the column block holding it (cached);
+    /// hot buckets answer from memory. An `n` beyond the event count is a
+    /// [`StoreError::Limit`] error.
+    fn time(&self, n: u32) -> Result<i64, StoreError> {
+        self.times().get(n as usize).copied().ok_or_else(|| {
+            StoreError::Limit(format!(
+                "event number {n} beyond the {} events of bucket {}",
+                self.times().len(),
+                self.meta().id
+            ))
+        })
+    }
     /// Host id per event.
     fn host_ids(&self) -> &[u32];
     /// Host names by id.
@@ -110,25 +123,27 @@ pub(crate) trait SliceSource {
     fn slice<'s>(&'s self, n: u32, scratch: &'s mut Self::Scratch) -> Result<&'s [u8], StoreError>;
 }
 
-/// The shared `read_events` loop over columns and a slice source.
+/// The shared `read_events` loop over columns (in memory or decoded block by block) and a
+/// slice source.
 pub(crate) fn read_events_with<S: SliceSource>(
     path: &std::path::Path,
-    cols: &Columns,
+    cols: &dyn EventColumns,
     src: &S,
     ids: &mut dyn Iterator<Item = u32>,
     f: &mut dyn FnMut(EventView<'_>) -> bool,
 ) -> Result<(), StoreError> {
     let mut scratch = src.scratch()?;
     let mut fields = Vec::new();
+    let count = cols.event_count();
+    let [hosts, sources, sourcetypes] = cols.dicts();
     for id in ids {
-        let i = id as usize;
-        if i >= cols.len() {
+        if id as usize >= count {
             return Err(StoreError::Limit(format!(
-                "event number {id} beyond the {} events of {}",
-                cols.len(),
+                "event number {id} beyond the {count} events of {}",
                 path.display()
             )));
         }
+        let (cols, i) = cols.locate(id as usize)?;
         let data = src.slice(cols.slice[i], &mut scratch)?;
         let (o, l) = (cols.offset[i] as usize, cols.raw_len[i] as usize);
         let raw = data
@@ -144,9 +159,9 @@ pub(crate) fn read_events_with<S: SliceSource>(
             time: cols.times[i],
             index_time: cols.index_times[i],
             raw,
-            host: &cols.hosts[cols.host[i] as usize],
-            source: &cols.sources[cols.source[i] as usize],
-            sourcetype: &cols.sourcetypes[cols.sourcetype[i] as usize],
+            host: name(hosts, cols.host[i], path)?,
+            source: name(sources, cols.source[i], path)?,
+            sourcetype: name(sourcetypes, cols.sourcetype[i], path)?,
             linecount: cols.linecount[i],
             fields: &fields,
         };
@@ -155,4 +170,11 @@ pub(crate) fn read_events_with<S: SliceSource>(
         }
     }
     Ok(())
+}
+
+/// Dictionary entry `id`; an id outside the dictionary is corruption.
+fn name<'a>(dict: &'a [String], id: u32, path: &std::path::Path) -> Result<&'a str, StoreError> {
+    dict.get(id as usize)
+        .map(String::as_str)
+        .ok_or_else(|| StoreError::corrupt(path, format!("dictionary id {id} out of range")))
 }

@@ -1,5 +1,6 @@
-//! Reader of a warm bucket: metadata, bloom, lexicon and columns in memory; postings and journal
-//! slices read on demand with positioned reads.
+//! Reader of a warm bucket: metadata, bloom, slice table and the columns head in memory; the
+//! lexicon on first query; column blocks, postings blocks and journal slices read on demand with
+//! positioned reads.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -12,6 +13,7 @@ use roaring::RoaringBitmap;
 use crate::bloom::Bloom;
 use crate::bucket::journal::{decode_slices, read_slice, SliceEntry};
 use crate::bucket::{read_events_with, BucketRead, EventView, SliceSource};
+use crate::columns::lazy::ColumnsFile;
 use crate::columns::Columns;
 use crate::consts::{
     magic, BLOOM_FILE, COLUMNS_FILE, JOURNAL_FILE, LEXICON_FILE, META_FILE, POSTINGS_FILE,
@@ -25,9 +27,10 @@ use crate::query::{eval, TermQuery, TermSource};
 
 /// An open warm bucket. Immutable; `Send + Sync`, so many searches may share it.
 ///
-/// Opening reads only the metadata, the bloom filter and the slice table (and checks the other
-/// footers); the lexicon is loaded on the first query and the columns on first use, so a
-/// search that the bloom filter or the time range rules out costs a few small reads.
+/// Opening reads only the metadata, the bloom filter, the slice table and the columns head (and
+/// checks the other footers); the lexicon is loaded on the first query and each column block
+/// when one of its events is first read, so a search that the bloom filter or the time range
+/// rules out costs a few small reads, and one reading a few events decodes a few blocks.
 pub struct WarmBucket {
     path: PathBuf,
     meta: BucketMeta,
@@ -39,8 +42,8 @@ pub struct WarmBucket {
     blocks: Vec<SliceEntry>,
     journal: File,
     slices: Vec<SliceEntry>,
-    /// Loaded on first use; a failure is kept and reported on every use.
-    cols: OnceLock<Result<Columns, StoreError>>,
+    /// Columns, decoded block by block on demand.
+    cols: ColumnsFile,
 }
 
 static NO_COLUMNS: OnceLock<Columns> = OnceLock::new();
@@ -48,7 +51,8 @@ static NO_COLUMNS: OnceLock<Columns> = OnceLock::new();
 impl WarmBucket {
     /// Opens the bucket directory `path`: verifies metadata, bloom filter and slice table
     /// (footer and checksum) and the footers of journal, postings, lexicon and columns.
-    /// Lexicon and columns are verified completely when first used (see [`BucketRead::prepare`]).
+    /// Also reads the columns head (block table and dictionaries). The lexicon and column blocks
+    /// are verified when first used (see [`BucketRead::prepare`]).
     pub fn open(path: &Path) -> Result<WarmBucket, StoreError> {
         let meta_path = path.join(META_FILE);
         let meta: BucketMeta = serde_json::from_slice(&read_verified(&meta_path, magic::META)?)
@@ -61,13 +65,14 @@ impl WarmBucket {
         let spath = path.join(SLICES_FILE);
         let slices = decode_slices(&spath, &read_verified(&spath, magic::SLICES)?, journal_len)?;
         open_checked(&path.join(LEXICON_FILE), magic::LEXICON)?;
-        open_checked(&path.join(COLUMNS_FILE), magic::COLUMNS)?;
         let ppath = path.join(POSTINGS_FILE);
         let (postings, postings_len) = open_checked(&ppath, magic::POSTINGS)?;
         let blocks = read_block_table(&ppath, &postings, postings_len)?;
         let bpath = path.join(BLOOM_FILE);
         let bloom = Bloom::decode(&read_verified(&bpath, magic::BLOOM)?)
             .map_err(|r| StoreError::corrupt(&bpath, r))?;
+        let lens = slices.iter().map(|s| s.ulen).collect();
+        let cols = ColumnsFile::open(&path.join(COLUMNS_FILE), meta.event_count, lens)?;
         Ok(WarmBucket {
             path: path.to_path_buf(),
             meta,
@@ -77,34 +82,18 @@ impl WarmBucket {
             blocks,
             journal,
             slices,
-            cols: OnceLock::new(),
+            cols,
         })
     }
 
-    fn load_columns(&self) -> Result<Columns, StoreError> {
-        let cols_path = self.path.join(COLUMNS_FILE);
-        let cols = Columns::decode(&cols_path, &read_verified(&cols_path, magic::COLUMNS)?)?;
-        if cols.len() as u64 != self.meta.event_count {
-            return Err(StoreError::corrupt(
-                &cols_path,
-                format!(
-                    "{} events but meta.json says {}",
-                    cols.len(),
-                    self.meta.event_count
-                ),
-            ));
-        }
-        let lens: Vec<u32> = self.slices.iter().map(|s| s.ulen).collect();
-        cols.check_slices(&cols_path, &lens)?;
-        Ok(cols)
+    /// Every column of every event, decoding all column blocks on first use.
+    pub fn columns(&self) -> Result<&Columns, StoreError> {
+        self.cols.full()
     }
 
-    /// The columns, loading them on first use.
-    pub fn columns(&self) -> Result<&Columns, StoreError> {
-        match self.cols.get_or_init(|| self.load_columns()) {
-            Ok(c) => Ok(c),
-            Err(e) => Err(e.duplicate()),
-        }
+    /// The columns file, read block by block on demand.
+    pub fn columns_file(&self) -> &ColumnsFile {
+        &self.cols
     }
 
     fn cols_or_empty(&self) -> &Columns {
@@ -295,29 +284,32 @@ impl BucketRead for WarmBucket {
     fn times(&self) -> &[i64] {
         &self.cols_or_empty().times
     }
+    fn time(&self, n: u32) -> Result<i64, StoreError> {
+        self.cols.time(n)
+    }
     fn host_ids(&self) -> &[u32] {
         &self.cols_or_empty().host
     }
     fn host_names(&self) -> &[String] {
-        &self.cols_or_empty().hosts
+        &self.cols.head().dicts[0]
     }
     fn source_ids(&self) -> &[u32] {
         &self.cols_or_empty().source
     }
     fn source_names(&self) -> &[String] {
-        &self.cols_or_empty().sources
+        &self.cols.head().dicts[1]
     }
     fn sourcetype_ids(&self) -> &[u32] {
         &self.cols_or_empty().sourcetype
     }
     fn sourcetype_names(&self) -> &[String] {
-        &self.cols_or_empty().sourcetypes
+        &self.cols.head().dicts[2]
     }
     fn read_events(
         &self,
         ids: &mut dyn Iterator<Item = u32>,
         f: &mut dyn FnMut(EventView<'_>) -> bool,
     ) -> Result<(), StoreError> {
-        read_events_with(&self.path, self.columns()?, self, ids, f)
+        read_events_with(&self.path, &self.cols, self, ids, f)
     }
 }

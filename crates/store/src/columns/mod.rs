@@ -1,0 +1,143 @@
+//! Per-event columns and the host/source/sourcetype dictionaries. See docs/format/columns.md.
+//!
+//! [`Columns`] is the in-memory form (the hot bucket's and the writer's, and a warm bucket's once
+//! fully decoded). On disk (`columns.dat`, layout version [`COLUMNS_VERSION`]) events are cut into
+//! blocks of [`COLUMNS_BLOCK_EVENTS`], each compressed and checksummed on its own ([`block`]),
+//! followed by a head with the block table and the dictionaries ([`file`]). [`lazy::ColumnsFile`]
+//! reads such a file block by block on demand.
+//!
+//! [`COLUMNS_VERSION`]: crate::consts::COLUMNS_VERSION
+//! [`COLUMNS_BLOCK_EVENTS`]: crate::consts::COLUMNS_BLOCK_EVENTS
+
+pub mod block;
+pub mod file;
+pub mod lazy;
+
+use std::path::Path;
+
+use crate::codec::{DecodeError, Reader};
+use crate::error::StoreError;
+
+/// Columns of a bucket, indexed by event number.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Columns {
+    /// `_time`, µs since the epoch.
+    pub times: Vec<i64>,
+    /// `_indextime`, seconds since the epoch.
+    pub index_times: Vec<i64>,
+    /// Journal slice holding the raw text.
+    pub slice: Vec<u32>,
+    /// Offset of the raw text within the uncompressed slice, bytes.
+    pub offset: Vec<u32>,
+    /// Length of the raw text, bytes.
+    pub raw_len: Vec<u32>,
+    /// Host dictionary id.
+    pub host: Vec<u32>,
+    /// Source dictionary id.
+    pub source: Vec<u32>,
+    /// Sourcetype dictionary id.
+    pub sourcetype: Vec<u32>,
+    /// `linecount`.
+    pub linecount: Vec<u32>,
+    /// Start of each event's fields in `field_blob` (n + 1 entries), bytes.
+    pub field_start: Vec<u64>,
+    /// Index-time fields: `(name str | value str)*` per event.
+    pub field_blob: Vec<u8>,
+    /// Host names by id.
+    pub hosts: Vec<String>,
+    /// Source names by id.
+    pub sources: Vec<String>,
+    /// Sourcetype names by id.
+    pub sourcetypes: Vec<String>,
+}
+
+impl Columns {
+    /// Empty columns (with the leading `field_start` entry).
+    pub fn new() -> Self {
+        Columns {
+            field_start: vec![0],
+            ..Default::default()
+        }
+    }
+
+    /// Number of events.
+    pub fn len(&self) -> usize {
+        self.times.len()
+    }
+
+    /// Whether there is no event.
+    pub fn is_empty(&self) -> bool {
+        self.times.is_empty()
+    }
+
+    /// Decodes the fields of event `i` into `out` (reused).
+    pub fn fields_into(
+        &self,
+        i: usize,
+        out: &mut Vec<(String, String)>,
+    ) -> Result<(), DecodeError> {
+        out.clear();
+        let (s, e) = (
+            self.field_start[i] as usize,
+            self.field_start[i + 1] as usize,
+        );
+        let mut r = Reader::new(&self.field_blob[s..e]);
+        while !r.is_empty() {
+            let k = r.str()?;
+            let v = r.str()?;
+            out.push((k.to_string(), v.to_string()));
+        }
+        Ok(())
+    }
+
+    /// Checks that every event's raw text lies within its slice, given each slice's
+    /// uncompressed length in bytes. `first` is the bucket event number of entry 0 (for messages).
+    pub fn check_slices(
+        &self,
+        path: &Path,
+        slice_lens: &[u32],
+        first: u32,
+    ) -> Result<(), StoreError> {
+        for i in 0..self.len() {
+            let num = first as u64 + i as u64;
+            let Some(&ulen) = slice_lens.get(self.slice[i] as usize) else {
+                return Err(StoreError::corrupt(
+                    path,
+                    format!("event {num} points at missing slice {}", self.slice[i]),
+                ));
+            };
+            if self.offset[i] as u64 + self.raw_len[i] as u64 > ulen as u64 {
+                return Err(StoreError::corrupt(
+                    path,
+                    format!("event {num} extends past the end of its slice"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where the columns of one event are: the columns holding it, its index there, and the
+/// dictionaries. Implemented by [`Columns`] (everything in memory) and
+/// [`lazy::ColumnsFile`] (one block decoded on demand).
+pub trait EventColumns {
+    /// Number of events.
+    fn event_count(&self) -> usize;
+    /// The columns holding event `n` and its index within them; `n` must be below
+    /// [`EventColumns::event_count`]. Decoding damage is a `Corrupt` error.
+    fn locate(&self, n: usize) -> Result<(&Columns, usize), StoreError>;
+    /// Host, source and sourcetype dictionaries (names by id).
+    fn dicts(&self) -> [&[String]; 3];
+}
+
+impl EventColumns for Columns {
+    fn event_count(&self) -> usize {
+        self.len()
+    }
+    fn locate(&self, n: usize) -> Result<(&Columns, usize), StoreError> {
+        Ok((self, n))
+    }
+    fn dicts(&self) -> [&[String]; 3] {
+        [&self.hosts, &self.sources, &self.sourcetypes]
+    }
+}
