@@ -52,7 +52,8 @@ pub fn open_candidates(
 }
 
 /// The fast path of one opened bucket: metadata time prune → bloom → postings or full scan →
-/// time column filter.
+/// time filter (none when the range covers the bucket; per candidate otherwise, except for a
+/// full scan, which reads the whole time column).
 fn select(
     ctx: &ScanCtx<'_>,
     b: &BucketRef,
@@ -82,27 +83,39 @@ fn select(
         });
         return Ok(None);
     }
-    let times = bucket.times();
-    if times.len() != count as usize {
-        return Err(StoreError::corrupt(
-            &b.info.path,
-            "time column length differs from event count",
-        ));
-    }
-    let covered = ctx.range.covers(meta.min_time, meta.max_time);
-    let in_range = |n: u32| {
-        covered
-            || times
-                .get(n as usize)
-                .is_some_and(|&t| ctx.range.contains(t))
-    };
-    let ids: Vec<u32> = match ctx.query {
-        TermQuery::All => (0..count).filter(|&n| in_range(n)).collect(),
-        q => bucket
-            .eval(q)?
-            .iter()
-            .filter(|&n| n < count && in_range(n))
-            .collect(),
+    let ids = if ctx.range.covers(meta.min_time, meta.max_time) {
+        // Every event is in range: no time lookup at all.
+        match ctx.query {
+            TermQuery::All => (0..count).collect(),
+            q => bucket.eval(q)?.iter().filter(|&n| n < count).collect(),
+        }
+    } else {
+        match ctx.query {
+            // A full scan reads every event anyway: the whole time column is the cheapest.
+            TermQuery::All => {
+                bucket.prepare()?;
+                let times = bucket.times();
+                if times.len() != count as usize {
+                    return Err(StoreError::corrupt(
+                        &b.info.path,
+                        "time column length differs from event count",
+                    ));
+                }
+                (0..count)
+                    .filter(|&n| ctx.range.contains(times[n as usize]))
+                    .collect()
+            }
+            // Candidates only: per-event times decode just the column blocks holding them.
+            q => {
+                let mut ids = Vec::new();
+                for n in bucket.eval(q)?.iter().filter(|&n| n < count) {
+                    if ctx.range.contains(bucket.time(n)?) {
+                        ids.push(n);
+                    }
+                }
+                ids
+            }
+        }
     };
     stats.events_candidate += ids.len() as u64;
     ctx.note(stats, || match ctx.query {

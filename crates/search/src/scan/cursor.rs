@@ -31,6 +31,9 @@ pub struct Cursor {
     time_ordered: bool,
     /// The current chunk's ids in ascending order (reused buffer).
     sorted: Vec<u32>,
+    /// An error met while ordering the candidates, reported by the first
+    /// [`Cursor::read_chunk`].
+    pending: Option<StoreError>,
 }
 
 impl Cursor {
@@ -38,10 +41,19 @@ impl Cursor {
     /// number first, as [`Key`] orders them).
     pub fn new(src: BucketRef, opened: Opened, time_ordered: bool) -> Cursor {
         let Opened { bucket, mut ids } = opened;
+        let mut pending = None;
         if time_ordered {
-            let times = bucket.times();
-            let time = |n: u32| times.get(n as usize).copied().unwrap_or(i64::MIN);
-            ids.sort_unstable_by_key(|&n| std::cmp::Reverse((time(n), n)));
+            // Per-event times of the candidates only: warm buckets decode just their blocks.
+            let keyed: Result<Vec<(i64, u32)>, StoreError> =
+                ids.iter().map(|&n| Ok((bucket.time(n)?, n))).collect();
+            match keyed {
+                Ok(mut keyed) => {
+                    keyed.sort_unstable_by_key(|&k| std::cmp::Reverse(k));
+                    ids.clear();
+                    ids.extend(keyed.iter().map(|&(_, n)| n));
+                }
+                Err(e) => pending = Some(e),
+            }
         }
         Cursor {
             bucket,
@@ -51,12 +63,13 @@ impl Cursor {
             chunk: FIRST_CHUNK,
             time_ordered,
             sorted: Vec::new(),
+            pending,
         }
     }
 
     /// Whether every candidate has been read.
     pub fn is_done(&self) -> bool {
-        self.pos >= self.ids.len()
+        self.pending.is_none() && self.pos >= self.ids.len()
     }
 
     /// Reads the next chunk of candidates, appending the rows that satisfy `clause` to `out` with
@@ -68,6 +81,10 @@ impl Cursor {
         out: &mut Vec<(Key, Row)>,
         stats: &mut SearchStats,
     ) -> Result<(), StoreError> {
+        if let Some(e) = self.pending.take() {
+            self.pos = self.ids.len();
+            return Err(e);
+        }
         let end = (self.pos + self.chunk).min(self.ids.len());
         self.sorted.clear();
         self.sorted.extend_from_slice(&self.ids[self.pos..end]);
@@ -109,6 +126,8 @@ impl Cursor {
         stats: &mut SearchStats,
     ) -> Result<(), StoreError> {
         let b = self.bucket.as_ref();
+        // Dense: the whole columns, decoded once; reports damage the accessors would hide.
+        b.prepare()?;
         let (times, hosts, sources, types) =
             (b.times(), b.host_ids(), b.source_ids(), b.sourcetype_ids());
         let name = |names: &[String], ids: &[u32], n: usize| -> Result<String, StoreError> {
