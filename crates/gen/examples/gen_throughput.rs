@@ -1,4 +1,4 @@
-//! Measures generation speed: `cargo run --release -p lode-gen --example throughput [MB]`.
+//! Measures generation speed: `cargo run --release -p lode-gen --example gen_throughput [MB]`.
 //! Consumes the chunks without writing them, so it measures the generator alone.
 
 use lode_gen::{GenConfig, Generator};

@@ -1,6 +1,6 @@
 //! Pipeline throughput on the LogHub samples repeated to ~200 MB.
 //!
-//! `cargo run --release -p lode-ingest --example throughput [MB] [SOURCETYPE]`
+//! `cargo run --release -p lode-ingest --example pipeline_throughput [MB] [SOURCETYPE]`
 //! (SOURCETYPE forces one sourcetype on every file, e.g. `generic` for Splunk's `[default]`)
 //! Prints MB/s and events/s for the threaded pipeline (sink discards) and for the
 //! single-threaded naive twin `process_bytes`.
