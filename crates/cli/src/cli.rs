@@ -125,8 +125,18 @@ pub struct GenArgs {
     pub seed: u64,
 }
 
+/// Benchmark scenarios of `lode bench`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum BenchScenario {
+    /// Ingest a generated corpus, then the rare/super-sparse/sparse/dense searches.
+    Standard,
+}
+
 #[derive(Debug, Args)]
 pub struct BenchArgs {
+    /// Which benchmark to run.
+    #[arg(long, value_enum, default_value_t = BenchScenario::Standard)]
+    pub scenario: BenchScenario,
     /// Corpus size to generate and ingest.
     #[arg(long, default_value = "1GB", value_parser = parse_size)]
     pub size: u64,

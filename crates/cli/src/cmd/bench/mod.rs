@@ -59,7 +59,15 @@ struct Report {
     searches: Vec<SearchFigures>,
 }
 
+/// Runs the chosen scenario.
 pub fn run(args: BenchArgs) -> CliResult {
+    match args.scenario {
+        crate::cli::BenchScenario::Standard => standard(args),
+    }
+}
+
+/// The standard scenario: generate, ingest, the four search classes.
+fn standard(args: BenchArgs) -> CliResult {
     let tmp;
     let home_dir = match &args.keep {
         Some(p) => p.clone(),
