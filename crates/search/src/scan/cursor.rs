@@ -126,36 +126,29 @@ impl Cursor {
         stats: &mut SearchStats,
     ) -> Result<(), StoreError> {
         let b = self.bucket.as_ref();
-        // Dense: the whole columns, decoded once; reports damage the accessors would hide.
-        b.prepare()?;
-        let (times, hosts, sources, types) =
-            (b.times(), b.host_ids(), b.source_ids(), b.sourcetype_ids());
-        let name = |names: &[String], ids: &[u32], n: usize| -> Result<String, StoreError> {
-            ids.get(n)
-                .and_then(|&i| names.get(i as usize))
-                .cloned()
-                .ok_or_else(|| {
-                    StoreError::corrupt(&self.src.info.path, "dictionary id out of range")
-                })
+        let name = |names: &[String], id: u32| -> Result<String, StoreError> {
+            names.get(id as usize).cloned().ok_or_else(|| {
+                StoreError::corrupt(&self.src.info.path, "dictionary id out of range")
+            })
         };
         for &num in &self.sorted {
-            let n = num as usize;
-            let time = *times.get(n).ok_or_else(|| {
-                StoreError::corrupt(&self.src.info.path, "event number beyond the time column")
-            })?;
+            // Per event: a warm bucket decodes only the column blocks of the candidates (all
+            // of them, once each, when the candidates are dense).
+            let f = b.indexed(num)?;
+            let time = f.time;
             let row = Row::from_fields([
                 ("_time".to_string(), Value::Num(time as f64 / 1e6)),
                 (
                     "host".to_string(),
-                    Value::Str(name(b.host_names(), hosts, n)?),
+                    Value::Str(name(b.host_names(), f.host)?),
                 ),
                 (
                     "source".to_string(),
-                    Value::Str(name(b.source_names(), sources, n)?),
+                    Value::Str(name(b.source_names(), f.source)?),
                 ),
                 (
                     "sourcetype".to_string(),
-                    Value::Str(name(b.sourcetype_names(), types, n)?),
+                    Value::Str(name(b.sourcetype_names(), f.sourcetype)?),
                 ),
                 ("index".to_string(), Value::Str(self.src.index.to_string())),
                 ("splunk_server".to_string(), Value::Str("lode".to_string())),

@@ -37,6 +37,19 @@ pub struct EventView<'a> {
     pub fields: &'a [(String, String)],
 }
 
+/// The indexed columns of one event: what a search reading no raw text needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexedFields {
+    /// `_time`, µs since the epoch.
+    pub time: i64,
+    /// Host id (into [`BucketRead::host_names`]).
+    pub host: u32,
+    /// Source id (into [`BucketRead::source_names`]).
+    pub source: u32,
+    /// Sourcetype id (into [`BucketRead::sourcetype_names`]).
+    pub sourcetype: u32,
+}
+
 /// Common read interface of warm and hot buckets.
 pub trait BucketRead {
     /// Metadata: id, time range (µs), event count, raw bytes, per host/source/sourcetype stats.
@@ -68,6 +81,30 @@ pub trait BucketRead {
                 self.meta().id
             ))
         })
+    }
+    /// `_time` and the host, source and sourcetype ids of event `n`, decoding (warm) only the
+    /// column block holding it. An `n` beyond the event count is a [`StoreError::Limit`] error.
+    fn indexed(&self, n: u32) -> Result<IndexedFields, StoreError> {
+        let i = n as usize;
+        let (t, h, s, st) = (
+            self.times(),
+            self.host_ids(),
+            self.source_ids(),
+            self.sourcetype_ids(),
+        );
+        match (t.get(i), h.get(i), s.get(i), st.get(i)) {
+            (Some(&time), Some(&host), Some(&source), Some(&sourcetype)) => Ok(IndexedFields {
+                time,
+                host,
+                source,
+                sourcetype,
+            }),
+            _ => Err(StoreError::Limit(format!(
+                "event number {n} beyond the {} events of bucket {}",
+                t.len(),
+                self.meta().id
+            ))),
+        }
     }
     /// Host id per event.
     fn host_ids(&self) -> &[u32];

@@ -12,7 +12,7 @@ use roaring::RoaringBitmap;
 
 use crate::bloom::Bloom;
 use crate::bucket::journal::{decode_slices, read_slice, SliceEntry};
-use crate::bucket::{read_events_with, BucketRead, EventView, SliceSource};
+use crate::bucket::{read_events_with, BucketRead, EventView, IndexedFields, SliceSource};
 use crate::columns::lazy::ColumnsFile;
 use crate::columns::Columns;
 use crate::consts::{
@@ -286,6 +286,9 @@ impl BucketRead for WarmBucket {
     }
     fn time(&self, n: u32) -> Result<i64, StoreError> {
         self.cols.time(n)
+    }
+    fn indexed(&self, n: u32) -> Result<IndexedFields, StoreError> {
+        self.cols.indexed(n)
     }
     fn host_ids(&self) -> &[u32] {
         &self.cols_or_empty().host

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
+use crate::bucket::IndexedFields;
 use crate::columns::file::{
     decode_all, decode_block_at, parse_head, parse_trailer, Head, TRAILER_LEN,
 };
@@ -145,6 +146,17 @@ impl ColumnsFile {
     pub fn time(&self, n: u32) -> Result<i64, StoreError> {
         let (cols, i) = self.locate_checked(n as usize)?;
         Ok(cols.times[i])
+    }
+
+    /// `_time` and dictionary ids of event `n`, decoding at most its block.
+    pub fn indexed(&self, n: u32) -> Result<IndexedFields, StoreError> {
+        let (c, i) = self.locate_checked(n as usize)?;
+        Ok(IndexedFields {
+            time: c.times[i],
+            host: c.host[i],
+            source: c.source[i],
+            sourcetype: c.sourcetype[i],
+        })
     }
 
     fn locate_checked(&self, n: usize) -> Result<(&Columns, usize), StoreError> {

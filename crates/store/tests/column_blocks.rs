@@ -1,0 +1,150 @@
+//! Column blocks of a warm bucket: reading a few events decodes only their blocks, blocks that
+//! start in the middle of a journal slice read back exactly, damage in one block is a Corrupt
+//! error naming `columns.dat` (and fsck finds it), and an unknown layout version is refused.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{event, owned, read_all};
+use lode_store::consts::{COLUMNS_BLOCK_EVENTS, COLUMNS_FILE, COLUMNS_VERSION};
+use lode_store::{
+    fsck, list_buckets, BucketRead, IndexConfig, IndexWriter, StoreError, WarmBucket,
+};
+
+/// Events in the test bucket: two full blocks and part of a third.
+const EVENTS: u64 = 2 * COLUMNS_BLOCK_EVENTS as u64 + 1500;
+
+fn warm_bucket(dir: &Path) -> PathBuf {
+    let (w, _) = IndexWriter::open(dir, IndexConfig::default()).unwrap();
+    let events: Vec<_> = (0..EVENTS).map(event).collect();
+    for chunk in events.chunks(1000) {
+        w.append(chunk).unwrap();
+    }
+    w.close().unwrap();
+    list_buckets(dir).unwrap()[0].path.clone()
+}
+
+#[test]
+fn reading_a_few_events_decodes_only_their_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = WarmBucket::open(&warm_bucket(dir.path())).unwrap();
+    let cols = b.columns_file();
+    assert_eq!(cols.head().blocks.len(), 3);
+    assert_eq!(cols.blocks_decoded(), 0, "opening decodes no block");
+    let per = COLUMNS_BLOCK_EVENTS;
+    // Two events of the last block, one of the first: blocks 2 and 0, never block 1.
+    let ids = [5, 2 * per + 3, 2 * per + 1400];
+    let mut got = Vec::new();
+    b.read_events(&mut ids.iter().copied(), &mut |v| {
+        got.push(owned(&v));
+        true
+    })
+    .unwrap();
+    let want: Vec<_> = ids.iter().map(|&i| event(i as u64)).collect();
+    assert_eq!(got, want);
+    assert_eq!(cols.blocks_decoded(), 2);
+    // Per-event times reuse the cached blocks.
+    assert_eq!(b.time(2 * per + 3).unwrap(), event(2 * per as u64 + 3).time);
+    assert_eq!(b.time(6).unwrap(), event(6).time);
+    assert_eq!(cols.blocks_decoded(), 2);
+    assert!(matches!(b.time(EVENTS as u32), Err(StoreError::Limit(_))));
+    // The dense accessors decode everything once.
+    assert_eq!(b.times().len(), EVENTS as usize);
+    assert_eq!(cols.blocks_decoded(), 5);
+    assert_eq!(b.time(per + 1).unwrap(), event(per as u64 + 1).time);
+    assert_eq!(cols.blocks_decoded(), 5);
+}
+
+#[test]
+fn blocks_starting_mid_slice_read_back_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = WarmBucket::open(&warm_bucket(dir.path())).unwrap();
+    let full = b.columns().unwrap().clone();
+    // The layout under test: a block boundary inside a journal slice, and slice changes
+    // inside blocks.
+    let per = COLUMNS_BLOCK_EVENTS as usize;
+    assert!(
+        (1..3).any(|k| full.offset[k * per] != 0),
+        "no block starts mid-slice"
+    );
+    assert!(full.slice[0] != full.slice[per - 1]);
+    let all = read_all(&b);
+    assert_eq!(all, (0..EVENTS).map(event).collect::<Vec<_>>());
+    // A fresh reader, block by block, agrees with the whole-file decode.
+    let lazy = WarmBucket::open(b.path()).unwrap();
+    for n in [
+        0,
+        per - 1,
+        per,
+        per + 1,
+        2 * per - 1,
+        2 * per,
+        EVENTS as usize - 1,
+    ] {
+        assert_eq!(lazy.time(n as u32).unwrap(), full.times[n], "event {n}");
+    }
+    assert_eq!(read_all(&lazy), all);
+}
+
+#[test]
+fn a_damaged_block_is_corrupt_and_found_by_fsck() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = warm_bucket(dir.path()).join(COLUMNS_FILE);
+    let head = WarmBucket::open(path.parent().unwrap())
+        .unwrap()
+        .columns_file()
+        .head()
+        .clone();
+    let mut bytes = std::fs::read(&path).unwrap();
+    let e = head.blocks[1];
+    bytes[(e.offset + e.clen as u64 / 2) as usize] ^= 0x10;
+    std::fs::write(&path, bytes).unwrap();
+    let b = WarmBucket::open(path.parent().unwrap()).unwrap();
+    let per = COLUMNS_BLOCK_EVENTS;
+    // Blocks 0 and 2 are intact and readable.
+    assert_eq!(b.time(0).unwrap(), event(0).time);
+    b.read_events(&mut [2 * per + 1].into_iter(), &mut |_| true)
+        .unwrap();
+    for err in [
+        b.time(per + 7).unwrap_err(),
+        b.read_events(&mut [per].into_iter(), &mut |_| true)
+            .unwrap_err(),
+        b.prepare().unwrap_err(),
+    ] {
+        match err {
+            StoreError::Corrupt { path: p, reason } => {
+                assert_eq!(p, path);
+                assert!(reason.contains("block 1"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    let problems = fsck(dir.path(), false).unwrap();
+    assert_eq!(problems.len(), 1);
+    assert_eq!(problems[0].file, path);
+}
+
+#[test]
+fn an_unknown_layout_version_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let bucket = warm_bucket(dir.path());
+    let path = bucket.join(COLUMNS_FILE);
+    let mut bytes = std::fs::read(&path).unwrap();
+    // The layout version is the last 4 bytes before the 24-byte footer.
+    let at = bytes.len() - 24 - 4;
+    assert_eq!(bytes[at..at + 4], COLUMNS_VERSION.to_le_bytes());
+    bytes[at..at + 4].copy_from_slice(&1u32.to_le_bytes());
+    std::fs::write(&path, bytes).unwrap();
+    match WarmBucket::open(&bucket) {
+        Err(StoreError::Version {
+            path: p,
+            found: 1,
+            supported,
+        }) => {
+            assert_eq!(p, path);
+            assert_eq!(supported, COLUMNS_VERSION);
+        }
+        other => panic!("{:?}", other.err()),
+    }
+}
