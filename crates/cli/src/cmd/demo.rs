@@ -7,7 +7,7 @@ use lode_gen::GenConfig;
 use lode_ingest::SourceMeta;
 use lode_node::lock::{self, Holder};
 use lode_node::{Home, Node};
-use lode_search::run::{run as run_search, SearchRequest};
+use lode_search::run::run as run_search;
 
 use crate::cli::{DemoArgs, OutputFormat};
 use crate::exit::{CliError, CliResult, BUSY, FAILURE};
@@ -128,15 +128,7 @@ fn start_of_week_ago() -> i64 {
 }
 
 fn show(home: &Home, query: &str) -> CliResult {
-    let req = SearchRequest {
-        query: query.to_string(),
-        earliest: None,
-        latest: None,
-        now: super::search::now_micros(),
-        tz: lode_time::Zone::Utc,
-        explain: false,
-        force_scan: false,
-    };
+    let req = super::search::request(query);
     let mut printer = Printer::new(OutputFormat::Table, io::stdout().lock());
     let mut io_err = None;
     let st = run_search(&home.index_root(), &req, &mut |rows| {

@@ -11,15 +11,25 @@ use crate::cli::SearchArgs;
 use crate::exit::{CliError, CliResult, FAILURE, SPL_SYNTAX};
 use crate::output::Printer;
 
-pub fn run(home: &Home, args: SearchArgs) -> CliResult {
-    let req = SearchRequest {
-        query: args.query.clone(),
-        earliest: args.earliest.clone(),
-        latest: args.latest.clone(),
+/// A search over all time, starting now, in UTC, using the index.
+pub fn request(query: &str) -> SearchRequest {
+    SearchRequest {
+        query: query.to_string(),
+        earliest: None,
+        latest: None,
         now: now_micros(),
         tz: lode_time::Zone::Utc,
-        explain: args.explain,
+        explain: false,
         force_scan: false,
+    }
+}
+
+pub fn run(home: &Home, args: SearchArgs) -> CliResult {
+    let req = SearchRequest {
+        earliest: args.earliest.clone(),
+        latest: args.latest.clone(),
+        explain: args.explain,
+        ..request(&args.query)
     };
     let stdout = io::stdout();
     let mut printer = Printer::new(args.output, io::BufWriter::new(stdout.lock()));

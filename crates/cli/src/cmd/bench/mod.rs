@@ -12,7 +12,7 @@ use std::time::Instant;
 use lode_gen::{GenConfig, GenSummary};
 use lode_ingest::SourceMeta;
 use lode_node::{Home, Node};
-use lode_search::run::{run as run_search, SearchRequest, SearchStats};
+use lode_search::run::{run as run_search, SearchStats};
 use lode_search::value::Value;
 use serde::Serialize;
 
@@ -215,15 +215,7 @@ fn measure(
     let mut cpus = Vec::new();
     let mut last: Option<(SearchStats, u64)> = None;
     for _ in 0..runs.max(1) {
-        let req = SearchRequest {
-            query: query.to_string(),
-            earliest: None,
-            latest: None,
-            now: super::search::now_micros(),
-            tz: lode_time::Zone::Utc,
-            explain: false,
-            force_scan: false,
-        };
+        let req = super::search::request(query);
         let mut counted = 0u64;
         let cpu0 = sysstat::cpu_seconds();
         let t0 = Instant::now();
