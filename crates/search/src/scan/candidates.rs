@@ -1,6 +1,7 @@
 //! Per bucket: open it and choose the events worth reading (time, bloom, postings, time column).
 
-use lode_store::{open_bucket, BucketRead, StoreError, TermQuery};
+use lode_store::consts::COLUMNS_BLOCK_EVENTS;
+use lode_store::{BucketRead, StoreError, TermQuery};
 
 use super::source::BucketRef;
 use super::{is_corrupt, warn_corrupt, ScanCtx};
@@ -32,7 +33,7 @@ pub fn open_candidates(
         });
         return Ok(None);
     }
-    let bucket = match open_bucket(&b.info) {
+    let bucket = match super::source::open(&b.info) {
         Ok(r) => r,
         Err(e) if is_corrupt(&e) => {
             warn_corrupt(stats, &b.label, &e);
@@ -52,8 +53,8 @@ pub fn open_candidates(
 }
 
 /// The fast path of one opened bucket: metadata time prune → bloom → postings or full scan →
-/// time filter (none when the range covers the bucket; per candidate otherwise, except for a
-/// full scan, which reads the whole time column).
+/// time filter (none when the range covers the bucket; otherwise per candidate, or the whole
+/// time column for a full scan or dense candidates, see [`is_dense`]).
 fn select(
     ctx: &ScanCtx<'_>,
     b: &BucketRef,
@@ -93,27 +94,29 @@ fn select(
         match ctx.query {
             // A full scan reads every event anyway: the whole time column is the cheapest.
             TermQuery::All => {
-                bucket.prepare()?;
-                let times = bucket.times();
-                if times.len() != count as usize {
-                    return Err(StoreError::corrupt(
-                        &b.info.path,
-                        "time column length differs from event count",
-                    ));
-                }
+                let times = all_times(bucket, b, count)?;
                 (0..count)
                     .filter(|&n| ctx.range.contains(times[n as usize]))
                     .collect()
             }
-            // Candidates only: per-event times decode just the column blocks holding them.
             q => {
-                let mut ids = Vec::new();
-                for n in bucket.eval(q)?.iter().filter(|&n| n < count) {
-                    if ctx.range.contains(bucket.time(n)?) {
-                        ids.push(n);
+                let cands = bucket.eval(q)?;
+                if is_dense(cands.len(), count as u64) {
+                    let times = all_times(bucket, b, count)?;
+                    cands
+                        .iter()
+                        .filter(|&n| n < count && ctx.range.contains(times[n as usize]))
+                        .collect()
+                } else {
+                    // Per-event times decode just the column blocks holding the candidates.
+                    let mut ids = Vec::new();
+                    for n in cands.iter().filter(|&n| n < count) {
+                        if ctx.range.contains(bucket.time(n)?) {
+                            ids.push(n);
+                        }
                     }
+                    ids
                 }
-                ids
             }
         }
     };
@@ -132,4 +135,29 @@ fn select(
     }
     stats.buckets_read += 1;
     Ok(Some(ids))
+}
+
+/// Whether `candidates` of a bucket's `events` are dense enough that decoding every column block
+/// at once (the whole-column accessors) costs no more than decoding just theirs: with about one
+/// candidate per column block or more, nearly every block is touched anyway, and whole columns
+/// are then cheaper to index per event.
+pub fn is_dense(candidates: u64, events: u64) -> bool {
+    candidates.saturating_mul(COLUMNS_BLOCK_EVENTS as u64) >= events
+}
+
+/// The whole time column (every column block decoded once), checked against the event count.
+fn all_times<'a>(
+    bucket: &'a dyn BucketRead,
+    b: &BucketRef,
+    count: u32,
+) -> Result<&'a [i64], StoreError> {
+    bucket.prepare()?;
+    let times = bucket.times();
+    if times.len() != count as usize {
+        return Err(StoreError::corrupt(
+            &b.info.path,
+            "time column length differs from event count",
+        ));
+    }
+    Ok(times)
 }

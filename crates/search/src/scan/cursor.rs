@@ -2,9 +2,10 @@
 
 use lode_event::Event;
 use lode_spl::ast::SearchExpr;
+use lode_store::bucket::IndexedFields;
 use lode_store::{BucketRead, EventView, StoreError};
 
-use super::candidates::Opened;
+use super::candidates::{is_dense, Opened};
 use super::source::{BucketRef, Key};
 use crate::matcher;
 use crate::row::Row;
@@ -29,6 +30,9 @@ pub struct Cursor {
     chunk: usize,
     /// Whether `ids` are newest first.
     time_ordered: bool,
+    /// Whether the candidates are dense enough to use the whole columns (see [`is_dense`])
+    /// rather than per-event lookups.
+    dense: bool,
     /// The current chunk's ids in ascending order (reused buffer).
     sorted: Vec<u32>,
     /// An error met while ordering the candidates, reported by the first
@@ -42,10 +46,18 @@ impl Cursor {
     pub fn new(src: BucketRef, opened: Opened, time_ordered: bool) -> Cursor {
         let Opened { bucket, mut ids } = opened;
         let mut pending = None;
+        let dense = is_dense(ids.len() as u64, bucket.meta().event_count);
         if time_ordered {
-            // Per-event times of the candidates only: warm buckets decode just their blocks.
-            let keyed: Result<Vec<(i64, u32)>, StoreError> =
-                ids.iter().map(|&n| Ok((bucket.time(n)?, n))).collect();
+            // Sparse: per-event times of the candidates only (warm buckets decode their blocks).
+            let keyed: Result<Vec<(i64, u32)>, StoreError> = if dense {
+                bucket.prepare().map(|()| {
+                    let times = bucket.times();
+                    let time = |n: u32| times.get(n as usize).copied().unwrap_or(i64::MIN);
+                    ids.iter().map(|&n| (time(n), n)).collect()
+                })
+            } else {
+                ids.iter().map(|&n| Ok((bucket.time(n)?, n))).collect()
+            };
             match keyed {
                 Ok(mut keyed) => {
                     keyed.sort_unstable_by_key(|&k| std::cmp::Reverse(k));
@@ -62,6 +74,7 @@ impl Cursor {
             pos: 0,
             chunk: FIRST_CHUNK,
             time_ordered,
+            dense,
             sorted: Vec::new(),
             pending,
         }
@@ -131,10 +144,26 @@ impl Cursor {
                 StoreError::corrupt(&self.src.info.path, "dictionary id out of range")
             })
         };
+        if self.dense {
+            // Reports damage that the whole-column accessors would hide behind empty slices.
+            b.prepare()?;
+        }
+        let (times, hosts, sources, types) =
+            (b.times(), b.host_ids(), b.source_ids(), b.sourcetype_ids());
+        let beyond = || StoreError::corrupt(&self.src.info.path, "event number beyond the columns");
         for &num in &self.sorted {
-            // Per event: a warm bucket decodes only the column blocks of the candidates (all
-            // of them, once each, when the candidates are dense).
-            let f = b.indexed(num)?;
+            let n = num as usize;
+            let f = if self.dense {
+                IndexedFields {
+                    time: *times.get(n).ok_or_else(beyond)?,
+                    host: *hosts.get(n).ok_or_else(beyond)?,
+                    source: *sources.get(n).ok_or_else(beyond)?,
+                    sourcetype: *types.get(n).ok_or_else(beyond)?,
+                }
+            } else {
+                // Sparse: decodes only the column blocks of the candidates.
+                b.indexed(num)?
+            };
             let time = f.time;
             let row = Row::from_fields([
                 ("_time".to_string(), Value::Num(time as f64 / 1e6)),
