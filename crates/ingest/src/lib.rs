@@ -28,7 +28,9 @@ pub mod typing;
 pub use defaults::{DEFAULT_PROPS, DEFAULT_TRANSFORMS};
 pub use error::{IngestError, SettingsError, SinkError};
 pub use guess::guess_sourcetype;
-pub use pipeline::{Clock, Pipeline, PipelineConfig, Sink, StreamHandle, StreamReport};
+pub use pipeline::{
+    Clock, Pipeline, PipelineConfig, Pipelines, QueueMetrics, Sink, StreamHandle, StreamReport,
+};
 pub use process::process_bytes;
 pub use props::{Breaker, Charset};
 pub use sed::SedCmd;

@@ -7,20 +7,32 @@
 //! `Finish` marker follows its data; when it reaches the indexing stage every earlier event of
 //! the stream has been handed to the sink, and the stage replies with the stream's counts — or
 //! with the sink error if any batch holding its events failed.
+//!
+//! One [`Pipeline`] is one *pipeline set* (Splunk's ingestion pipeline): its own queues, stage
+//! threads and sink. [`Pipelines`] runs several sets side by side and gives each stream to one.
+//! Every queue reports its fill level and blocking counts ([`QueueMetrics`]).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use crossbeam_channel::{bounded, Sender};
+use crossbeam_channel::Sender;
 use lode_event::{Event, Micros};
 
 use crate::error::{IngestError, SinkError};
 use crate::settings::Resolved;
 use crate::{Settings, SourceMeta};
+use queue::{metered, Gauge, Metered};
 use stages::{index_stage, merge_stage, parse_stage, type_stage};
 
+mod queue;
+mod sets;
 mod stages;
+mod stream;
+
+pub use queue::QueueMetrics;
+pub use sets::Pipelines;
+pub use stream::StreamHandle;
 
 /// Where indexed events go (the store). `write` returns once the batch is durable.
 pub trait Sink: Send + 'static {
@@ -94,54 +106,93 @@ pub(crate) enum Msg<T> {
     Shutdown,
 }
 
-/// A running pipeline. Streams are opened with [`Pipeline::open_stream`]; [`Pipeline::shutdown`]
-/// flushes everything and stops the threads.
+/// A running pipeline set. Streams are opened with [`Pipeline::open_stream`];
+/// [`Pipeline::shutdown`] flushes everything and stops the threads.
 pub struct Pipeline {
-    input: Sender<Msg<Vec<u8>>>,
+    /// Number of this set among its siblings (Splunk's `ingest_pipe`), from 0.
+    set: usize,
+    input: Metered<Msg<Vec<u8>>>,
     settings: Arc<Settings>,
     next_id: AtomicU64,
+    /// Streams opened and not yet finished or dropped.
+    open: Arc<AtomicUsize>,
+    /// The four queues, in stage order.
+    gauges: Vec<Arc<Gauge>>,
     threads: Vec<(&'static str, JoinHandle<()>)>,
     /// Guards the first sink error of the pipeline, returned by `shutdown`.
     first_error: Arc<Mutex<Option<SinkError>>>,
 }
 
+/// The wall clock as ingest time.
+pub(crate) fn wall_clock() -> Clock {
+    Arc::new(|| {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+        now.map_or(0, |d| d.as_micros() as Micros)
+    })
+}
+
 impl Pipeline {
     /// Starts the stage threads, using the wall clock as ingest time.
     pub fn start(cfg: PipelineConfig, sink: Box<dyn Sink>) -> Pipeline {
-        let clock: Clock = Arc::new(|| {
-            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
-            now.map_or(0, |d| d.as_micros() as Micros)
-        });
-        Pipeline::start_with_clock(cfg, sink, clock)
+        Pipeline::start_set(cfg, sink, wall_clock(), 0)
     }
 
     /// Starts the stage threads with an explicit ingest clock (tests use a fixed one).
     pub fn start_with_clock(cfg: PipelineConfig, sink: Box<dyn Sink>, clock: Clock) -> Pipeline {
+        Pipeline::start_set(cfg, sink, clock, 0)
+    }
+
+    /// Starts set number `set` (used only to label its metrics and threads).
+    pub(crate) fn start_set(
+        cfg: PipelineConfig,
+        sink: Box<dyn Sink>,
+        clock: Clock,
+        set: usize,
+    ) -> Pipeline {
         let cap = cfg.queue_capacity.max(1);
-        let (input, parse_rx) = bounded(cap);
-        let (merge_tx, merge_rx) = bounded(cap);
-        let (type_tx, type_rx) = bounded(cap);
-        let (index_tx, index_rx) = bounded(cap);
+        let (input, parse_rx, parse_g, g1) = metered("parsingqueue", cap);
+        let (merge_tx, merge_rx, merge_g, g2) = metered("aggqueue", cap);
+        let (type_tx, type_rx, type_g, g3) = metered("typingqueue", cap);
+        let (index_tx, index_rx, index_g, g4) = metered("indexqueue", cap);
         let first_error = Arc::new(Mutex::new(None));
         let errors = first_error.clone();
         let batch = cfg.batch_events.max(1);
         let spawn = |name: &'static str, f: StageFn| {
             let handle = std::thread::Builder::new()
-                .name(format!("lode-{name}"))
+                .name(format!("lode-{name}-{set}"))
                 .spawn(f);
             handle.map(|h| (name, h))
         };
         let mut threads = Vec::new();
+        // Each stage holds its input queue's probe guard for as long as it reads the queue.
         let stages: Vec<(&'static str, StageFn)> = vec![
-            ("parsing", Box::new(move || parse_stage(parse_rx, merge_tx))),
+            (
+                "parsing",
+                Box::new(move || {
+                    let _probe = parse_g;
+                    parse_stage(parse_rx, merge_tx)
+                }),
+            ),
             (
                 "merging",
-                Box::new(move || merge_stage(merge_rx, type_tx, clock)),
+                Box::new(move || {
+                    let _probe = merge_g;
+                    merge_stage(merge_rx, type_tx, clock)
+                }),
             ),
-            ("typing", Box::new(move || type_stage(type_rx, index_tx))),
+            (
+                "typing",
+                Box::new(move || {
+                    let _probe = type_g;
+                    type_stage(type_rx, index_tx)
+                }),
+            ),
             (
                 "indexing",
-                Box::new(move || index_stage(index_rx, sink, batch, errors)),
+                Box::new(move || {
+                    let _probe = index_g;
+                    index_stage(index_rx, sink, batch, errors)
+                }),
             ),
         ];
         for (name, f) in stages {
@@ -152,9 +203,12 @@ impl Pipeline {
             }
         }
         Pipeline {
+            set,
             input,
             settings: cfg.settings,
             next_id: AtomicU64::new(1),
+            open: Arc::new(AtomicUsize::new(0)),
+            gauges: vec![g1, g2, g3, g4],
             threads,
             first_error,
         }
@@ -174,13 +228,22 @@ impl Pipeline {
         });
         // If the pipeline is gone, the handle's first send reports `Closed`.
         let _ = self.input.send(Msg::Open(id, ctx));
-        StreamHandle {
-            id,
-            input: self.input.clone(),
-            shared,
-            bytes: 0,
-            finished: false,
-        }
+        StreamHandle::new(id, self.input.clone(), shared, self.open.clone())
+    }
+
+    /// Number of this set (Splunk's `ingest_pipe`), from 0.
+    pub fn set(&self) -> usize {
+        self.set
+    }
+
+    /// Streams opened on this set and not yet finished or dropped.
+    pub fn open_streams(&self) -> usize {
+        self.open.load(Ordering::Relaxed)
+    }
+
+    /// Fill level and blocking counts of this set's four queues, in stage order.
+    pub fn metrics(&self) -> Vec<QueueMetrics> {
+        self.gauges.iter().map(|g| g.snapshot(self.set)).collect()
     }
 
     /// Flushes every open stream, writes the last batch and stops the threads. Returns the first
@@ -211,65 +274,6 @@ impl Drop for Pipeline {
     fn drop(&mut self) {
         if !self.threads.is_empty() {
             let _ = self.stop();
-        }
-    }
-}
-
-/// One input stream. Chunks may cut lines anywhere. Dropping a handle without `finish` still
-/// flushes its data, but nobody learns whether it was written.
-pub struct StreamHandle {
-    id: u64,
-    input: Sender<Msg<Vec<u8>>>,
-    shared: Arc<StreamShared>,
-    /// Bytes sent so far.
-    bytes: u64,
-    finished: bool,
-}
-
-impl StreamHandle {
-    /// Queues a chunk; blocks while the queue is full. Fails early if a sink error already hit
-    /// this stream's events.
-    pub fn send(&mut self, chunk: &[u8]) -> Result<(), IngestError> {
-        if let Some(e) = self.shared.error() {
-            return Err(IngestError::Sink(e));
-        }
-        if chunk.is_empty() {
-            return Ok(());
-        }
-        self.input
-            .send(Msg::Data(self.id, chunk.to_vec()))
-            .map_err(|_| IngestError::Closed)?;
-        self.bytes += chunk.len() as u64;
-        Ok(())
-    }
-
-    /// Flushes the partial line/event and waits until every event of this stream is durable.
-    pub fn finish(mut self) -> Result<StreamReport, IngestError> {
-        self.finished = true;
-        let (tx, rx) = bounded(1);
-        let report = StreamReport {
-            bytes: self.bytes,
-            ..StreamReport::default()
-        };
-        let finisher = Finisher {
-            report,
-            reply: Some(tx),
-        };
-        self.input
-            .send(Msg::Finish(self.id, finisher))
-            .map_err(|_| IngestError::Closed)?;
-        rx.recv().map_err(|_| IngestError::Closed)?
-    }
-}
-
-impl Drop for StreamHandle {
-    fn drop(&mut self) {
-        if !self.finished {
-            let finisher = Finisher {
-                report: StreamReport::default(),
-                reply: None,
-            };
-            let _ = self.input.send(Msg::Finish(self.id, finisher));
         }
     }
 }

@@ -5,9 +5,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use crossbeam_channel::{Receiver, RecvTimeoutError};
 use lode_event::Event;
 
+use super::queue::Metered;
 use super::{Clock, Finisher, Msg, Sink, StreamCtx, StreamReport, StreamShared};
 use crate::error::{IngestError, SinkError};
 use crate::linebreak::LineBreaker;
@@ -18,7 +19,7 @@ use crate::typing::type_event;
 /// How long the indexing stage waits for more events before writing a partial batch.
 const FLUSH_IDLE: Duration = Duration::from_millis(50);
 
-pub(super) fn parse_stage(rx: Receiver<Msg<Vec<u8>>>, tx: Sender<Msg<Vec<String>>>) {
+pub(super) fn parse_stage(rx: Receiver<Msg<Vec<u8>>>, tx: Metered<Msg<Vec<String>>>) {
     let mut streams: HashMap<u64, (Arc<StreamCtx>, LineBreaker)> = HashMap::new();
     for msg in rx {
         let ok = match msg {
@@ -72,7 +73,7 @@ pub(super) fn parse_stage(rx: Receiver<Msg<Vec<u8>>>, tx: Sender<Msg<Vec<String>
 
 pub(super) fn merge_stage(
     rx: Receiver<Msg<Vec<String>>>,
-    tx: Sender<Msg<Vec<Event>>>,
+    tx: Metered<Msg<Vec<Event>>>,
     clock: Clock,
 ) {
     let mut streams: HashMap<u64, Merger> = HashMap::new();
@@ -114,7 +115,7 @@ pub(super) fn merge_stage(
     }
 }
 
-pub(super) fn type_stage(rx: Receiver<Msg<Vec<Event>>>, tx: Sender<Msg<Vec<Event>>>) {
+pub(super) fn type_stage(rx: Receiver<Msg<Vec<Event>>>, tx: Metered<Msg<Vec<Event>>>) {
     // Per stream: its settings and the events dropped so far.
     let mut streams: HashMap<u64, (Arc<Resolved>, u64)> = HashMap::new();
     let mut scratch = String::new();
