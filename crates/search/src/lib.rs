@@ -7,6 +7,7 @@
 //! [`ops`] runs the remaining commands over batches of [`row::Row`]s.
 
 pub mod agg;
+pub mod cache;
 pub mod error;
 pub mod eval;
 pub mod extract;

@@ -1,10 +1,12 @@
-//! The buckets of the selected indexes, from directory names only, and the total order of events.
+//! The buckets of the selected indexes, from directory names only, the total order of events,
+//! and opening a bucket (warm ones through the process-wide reader cache, [`crate::cache`]).
 
 use std::path::Path;
 use std::sync::Arc;
 
-use lode_store::{BucketInfo, StoreError};
+use lode_store::{BucketInfo, BucketKind, BucketRead, StoreError};
 
+use crate::cache::{self, SharedReader};
 use crate::SearchError;
 
 const MICROS_PER_SEC: i64 = 1_000_000;
@@ -61,16 +63,20 @@ impl Key {
 }
 
 /// Lists the buckets of `indexes` (in that order; each index's buckets by id). An index that
-/// vanished since it was listed has no buckets.
+/// vanished since it was listed has no buckets. Cached readers of buckets that left an index
+/// (frozen, quarantined) are dropped.
 pub fn list(root: &Path, indexes: &[String]) -> Result<Vec<BucketRef>, SearchError> {
     let mut out = Vec::new();
     for (pos, name) in indexes.iter().enumerate() {
         let index: Arc<str> = Arc::from(name.as_str());
-        let infos = match lode_store::list_buckets(&root.join(name)) {
+        let dir = root.join(name);
+        let infos = match lode_store::list_buckets(&dir) {
             Ok(v) => v,
             Err(StoreError::UnknownIndex(_)) => continue,
             Err(e) => return Err(e.into()),
         };
+        let paths: Vec<&Path> = infos.iter().map(|i| i.path.as_path()).collect();
+        cache::global().retain_listed(&dir, &paths);
         for info in infos {
             let dir = info
                 .path
@@ -86,6 +92,69 @@ pub fn list(root: &Path, indexes: &[String]) -> Result<Vec<BucketRef>, SearchErr
         }
     }
     Ok(out)
+}
+
+/// Opens the bucket `info` describes: a warm bucket through the process-wide reader cache
+/// (shared with other searches; straight from disk when the cache is disabled), a hot one
+/// directly (see `lode_store::open_bucket`).
+pub fn open(info: &BucketInfo) -> Result<Box<dyn BucketRead + Send + Sync>, StoreError> {
+    if info.kind == BucketKind::Warm && cache::global().budget() > 0 {
+        return Ok(Box::new(Shared(cache::global().open_warm(&info.path)?)));
+    }
+    lode_store::open_bucket(info)
+}
+
+/// A cached reader behind the boxed interface the scan holds: every method delegates, so the
+/// reader's own overrides (lazy per-event times, `prepare`) are kept.
+struct Shared(SharedReader);
+
+impl BucketRead for Shared {
+    fn meta(&self) -> &lode_store::BucketMeta {
+        self.0.meta()
+    }
+    fn prepare(&self) -> Result<(), StoreError> {
+        self.0.prepare()
+    }
+    fn may_contain(&self, term: &[u8]) -> bool {
+        self.0.may_contain(term)
+    }
+    fn eval(&self, q: &lode_store::TermQuery) -> Result<roaring::RoaringBitmap, StoreError> {
+        self.0.eval(q)
+    }
+    fn times(&self) -> &[i64] {
+        self.0.times()
+    }
+    fn time(&self, n: u32) -> Result<i64, StoreError> {
+        self.0.time(n)
+    }
+    fn indexed(&self, n: u32) -> Result<lode_store::bucket::IndexedFields, StoreError> {
+        self.0.indexed(n)
+    }
+    fn host_ids(&self) -> &[u32] {
+        self.0.host_ids()
+    }
+    fn host_names(&self) -> &[String] {
+        self.0.host_names()
+    }
+    fn source_ids(&self) -> &[u32] {
+        self.0.source_ids()
+    }
+    fn source_names(&self) -> &[String] {
+        self.0.source_names()
+    }
+    fn sourcetype_ids(&self) -> &[u32] {
+        self.0.sourcetype_ids()
+    }
+    fn sourcetype_names(&self) -> &[String] {
+        self.0.sourcetype_names()
+    }
+    fn read_events(
+        &self,
+        ids: &mut dyn Iterator<Item = u32>,
+        f: &mut dyn FnMut(lode_store::EventView<'_>) -> bool,
+    ) -> Result<(), StoreError> {
+        self.0.read_events(ids, f)
+    }
 }
 
 #[cfg(test)]

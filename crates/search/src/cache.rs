@@ -1,0 +1,387 @@
+//! A process-wide, memory-bounded cache of opened warm-bucket readers.
+//!
+//! Opening a warm bucket reads its metadata, bloom filter, slice table, postings block table and
+//! columns head; its first query also unpacks the whole lexicon. A server answering thousands of
+//! small searches a second must not pay that per search, so readers are kept here, keyed by the
+//! bucket directory, and shared (`Arc`) by every search that reads the bucket. Warm buckets are
+//! immutable, so an entry never goes stale; a bucket that leaves its index (frozen, quarantined)
+//! is dropped when the index is next listed ([`BucketCache::retain_listed`]).
+//!
+//! Policy: least recently used, under a byte budget. The store has no accessor for a reader's
+//! loaded size, so each entry is charged an *estimate* made from its file sizes and event count
+//! at insertion (see [`estimate_bytes`]): what the reader holds once fully loaded, so the budget
+//! is an upper bound. Eviction scans the entries for the oldest use: the map holds one entry per
+//! bucket (hundreds, not millions), so a scan costs less than one bucket open. A reader larger
+//! than the whole budget is returned uncached. Budget 0 disables the cache (every open goes to
+//! disk) — the default of the process-wide instance until [`configure`] is called, so one-shot
+//! CLI searches bypass it. Hot buckets are never cached here (the store keeps its own hot-bucket
+//! index cache and a hot bucket changes with every append).
+//!
+//! Naive twin: `lode_store::open_bucket` for every search; results are identical by construction
+//! (the same reader type answers) and a test checks it under a budget that evicts constantly.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use lode_store::consts::{BLOOM_FILE, COLUMNS_FILE, LEXICON_FILE, META_FILE, SLICES_FILE};
+use lode_store::{BucketRead, StoreError, WarmBucket};
+
+/// A shared bucket reader.
+pub type SharedReader = Arc<dyn BucketRead + Send + Sync>;
+
+/// Default byte budget of the server's cache.
+pub const DEFAULT_BUDGET_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Decoded column bytes per event once every column block is decoded: two i64 times, seven u32
+/// columns, one u64 field offset (see `lode_store::columns::Columns`), rounded up.
+const COLUMN_BYTES_PER_EVENT: u64 = 56;
+/// Expansion of the zstd-packed lexicon file when unpacked into memory (measured on the bench
+/// corpus: packed fst files unpack to about 2.5× their size; 3 keeps the estimate an upper bound).
+const LEXICON_EXPANSION: u64 = 3;
+/// Fixed overhead per reader: struct, file handles, map entry, bytes.
+const READER_OVERHEAD: u64 = 4096;
+
+/// Counters of a cache (since it was created).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Opens answered from the cache.
+    pub hits: u64,
+    /// Opens that read the bucket from disk.
+    pub misses: u64,
+    /// Entries dropped to stay within the budget.
+    pub evictions: u64,
+    /// Entries held now.
+    pub entries: u64,
+    /// Estimated bytes held now.
+    pub bytes: u64,
+    /// Byte budget now.
+    pub budget: u64,
+}
+
+struct Entry {
+    reader: SharedReader,
+    /// Estimated bytes charged against the budget.
+    bytes: u64,
+    /// Tick of the last use (larger = more recent).
+    used: u64,
+}
+
+#[derive(Default)]
+struct Inner {
+    map: HashMap<PathBuf, Entry>,
+    /// Sum of the entries' `bytes`.
+    bytes: u64,
+    /// Use counter: the clock of the LRU order.
+    tick: u64,
+    hits: u64,
+    misses: u64,
+    evictions: u64,
+}
+
+/// A memory-bounded LRU cache of warm-bucket readers keyed by bucket directory. `Sync`: shared by
+/// every search thread.
+pub struct BucketCache {
+    /// Byte budget; 0 = disabled.
+    budget: AtomicU64,
+    /// Guards the map, the byte total and the counters; held only for map operations, never
+    /// while a bucket is read from disk.
+    inner: Mutex<Inner>,
+}
+
+impl BucketCache {
+    /// An empty cache holding at most about `budget_bytes` (0 = disabled).
+    pub fn new(budget_bytes: u64) -> BucketCache {
+        BucketCache {
+            budget: AtomicU64::new(budget_bytes),
+            inner: Mutex::new(Inner::default()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        // The map stays consistent under every panic point (no partial updates).
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The byte budget (0 = disabled).
+    pub fn budget(&self) -> u64 {
+        self.budget.load(Ordering::Relaxed)
+    }
+
+    /// Changes the budget, evicting down to it now (0 empties and disables the cache).
+    pub fn set_budget(&self, budget_bytes: u64) {
+        self.budget.store(budget_bytes, Ordering::Relaxed);
+        let mut g = self.lock();
+        evict_to(&mut g, budget_bytes);
+    }
+
+    /// The reader of the warm bucket at `path`: from the cache, or opened (and kept when it
+    /// fits the budget). Open errors (corruption, I/O) are returned and nothing is cached.
+    pub fn open_warm(&self, path: &Path) -> Result<SharedReader, StoreError> {
+        let budget = self.budget.load(Ordering::Relaxed);
+        if budget > 0 {
+            let mut g = self.lock();
+            g.tick += 1;
+            let tick = g.tick;
+            if let Some(e) = g.map.get_mut(path) {
+                e.used = tick;
+                let r = e.reader.clone();
+                g.hits += 1;
+                return Ok(r);
+            }
+            g.misses += 1;
+        }
+        let reader: SharedReader = Arc::new(WarmBucket::open(path)?);
+        if budget == 0 {
+            return Ok(reader);
+        }
+        let bytes = estimate_bytes(path, reader.meta().event_count);
+        if bytes > budget {
+            return Ok(reader);
+        }
+        let mut g = self.lock();
+        g.tick += 1;
+        let tick = g.tick;
+        if let Some(e) = g.map.get_mut(path) {
+            // Another search opened it meanwhile: share theirs.
+            e.used = tick;
+            return Ok(e.reader.clone());
+        }
+        evict_to(&mut g, budget - bytes);
+        g.bytes += bytes;
+        g.map.insert(
+            path.to_path_buf(),
+            Entry {
+                reader: reader.clone(),
+                bytes,
+                used: tick,
+            },
+        );
+        Ok(reader)
+    }
+
+    /// Drops the entries of buckets directly under `index_dir` that are not in `listed` (the
+    /// index's current buckets): frozen, quarantined or deleted buckets leave the cache.
+    pub fn retain_listed(&self, index_dir: &Path, listed: &[&Path]) {
+        let mut g = self.lock();
+        if g.map.is_empty() {
+            return;
+        }
+        let gone: Vec<PathBuf> = g
+            .map
+            .keys()
+            .filter(|p| p.parent() == Some(index_dir) && !listed.contains(&p.as_path()))
+            .cloned()
+            .collect();
+        for p in gone {
+            if let Some(e) = g.map.remove(&p) {
+                g.bytes -= e.bytes;
+            }
+        }
+    }
+
+    /// Empties the cache (counters are kept).
+    pub fn clear(&self) {
+        let mut g = self.lock();
+        g.map.clear();
+        g.bytes = 0;
+    }
+
+    /// Current counters.
+    pub fn stats(&self) -> CacheStats {
+        let g = self.lock();
+        CacheStats {
+            hits: g.hits,
+            misses: g.misses,
+            evictions: g.evictions,
+            entries: g.map.len() as u64,
+            bytes: g.bytes,
+            budget: self.budget.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// Evicts least recently used entries until the total is at most `limit` bytes.
+fn evict_to(g: &mut Inner, limit: u64) {
+    while g.bytes > limit {
+        let Some(oldest) = g
+            .map
+            .iter()
+            .min_by_key(|(_, e)| e.used)
+            .map(|(p, _)| p.clone())
+        else {
+            break;
+        };
+        if let Some(e) = g.map.remove(&oldest) {
+            g.bytes -= e.bytes;
+            g.evictions += 1;
+        }
+    }
+}
+
+/// Estimated bytes a fully loaded warm reader of `path` holds: metadata, bloom filter and slice
+/// table as on disk, the lexicon unpacked ([`LEXICON_EXPANSION`] × its file), every column block
+/// decoded ([`COLUMN_BYTES_PER_EVENT`] per event plus the columns file for fields and
+/// dictionaries). Journal and postings are read per query, not held. A file that cannot be
+/// stat'ed counts 0 (opening it succeeded, so this is a race with deletion).
+pub fn estimate_bytes(path: &Path, events: u64) -> u64 {
+    let size = |f: &str| std::fs::metadata(path.join(f)).map_or(0, |m| m.len());
+    READER_OVERHEAD
+        + size(META_FILE)
+        + size(BLOOM_FILE)
+        + size(SLICES_FILE)
+        + size(LEXICON_FILE) * LEXICON_EXPANSION
+        + size(COLUMNS_FILE)
+        + events * COLUMN_BYTES_PER_EVENT
+}
+
+/// The process-wide cache. Disabled (budget 0) until [`configure`] gives it a budget.
+pub fn global() -> &'static BucketCache {
+    static CACHE: OnceLock<BucketCache> = OnceLock::new();
+    CACHE.get_or_init(|| BucketCache::new(0))
+}
+
+/// Sets the process-wide cache's budget (0 disables it).
+pub fn configure(budget_bytes: u64) {
+    global().set_budget(budget_bytes);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lode_event::Event;
+    use lode_store::{list_buckets, open_bucket, IndexConfig, IndexWriter, TermQuery};
+
+    /// An index of `n` warm buckets of 50 events each; returns the bucket directories.
+    fn index(root: &Path, n: usize) -> Vec<PathBuf> {
+        let cfg = IndexConfig {
+            name: "main".into(),
+            ..IndexConfig::default()
+        };
+        let (w, _) = IndexWriter::open(&root.join("main"), cfg).unwrap();
+        for b in 0..n {
+            let evs: Vec<Event> = (0..50)
+                .map(|i| Event {
+                    time: (1_000 + b as i64 * 100 + i) * 1_000_000,
+                    index_time: 1_000,
+                    raw: format!("bucket{b} event{i} common word{}", i % 7),
+                    host: format!("h{}", i % 3),
+                    source: "t.log".into(),
+                    sourcetype: "t".into(),
+                    index: "main".into(),
+                    linecount: 1,
+                    fields: Vec::new(),
+                })
+                .collect();
+            w.append(&evs).unwrap();
+            w.roll().unwrap();
+        }
+        drop(w);
+        let infos = list_buckets(&root.join("main")).unwrap();
+        infos.into_iter().map(|i| i.path).collect()
+    }
+
+    fn answer(r: &dyn BucketRead) -> (Vec<u32>, Vec<String>) {
+        let ids: Vec<u32> = r
+            .eval(&TermQuery::Term(b"word3".to_vec()))
+            .unwrap()
+            .iter()
+            .collect();
+        let mut raws = Vec::new();
+        r.read_events(&mut ids.clone().into_iter(), &mut |e| {
+            raws.push(e.raw.to_string());
+            true
+        })
+        .unwrap();
+        (ids, raws)
+    }
+
+    #[test]
+    fn hits_share_one_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = index(dir.path(), 2);
+        let c = BucketCache::new(DEFAULT_BUDGET_BYTES);
+        let a = c.open_warm(&paths[0]).unwrap();
+        let b = c.open_warm(&paths[0]).unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        let s = c.stats();
+        assert_eq!((s.hits, s.misses, s.entries), (1, 1, 1));
+        assert_eq!(s.bytes, estimate_bytes(&paths[0], 50));
+    }
+
+    #[test]
+    fn tiny_budget_evicts_least_recent_and_answers_alike() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = index(dir.path(), 4);
+        let one = estimate_bytes(&paths[0], 50);
+        // Room for two readers.
+        let c = BucketCache::new(one * 2 + one / 2);
+        for round in 0..3 {
+            for p in &paths {
+                let cached = c.open_warm(p).unwrap();
+                let info = lode_store::BucketInfo {
+                    path: p.clone(),
+                    id: 0,
+                    kind: lode_store::BucketKind::Warm,
+                    min_time_secs: 0,
+                    max_time_secs: 0,
+                };
+                let direct = open_bucket(&info).unwrap();
+                assert_eq!(answer(cached.as_ref()), answer(direct.as_ref()), "round {round}");
+                assert!(c.stats().bytes <= c.budget());
+            }
+        }
+        let s = c.stats();
+        assert_eq!(s.entries, 2);
+        assert!(s.evictions >= 10, "{s:?}");
+        // The two most recently used are the ones kept.
+        c.open_warm(&paths[3]).unwrap();
+        c.open_warm(&paths[2]).unwrap();
+        assert_eq!(c.stats().hits, s.hits + 2);
+    }
+
+    #[test]
+    fn disabled_and_oversized_readers_are_not_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = index(dir.path(), 1);
+        let c = BucketCache::new(0);
+        c.open_warm(&paths[0]).unwrap();
+        assert_eq!(c.stats().entries, 0);
+        c.set_budget(10);
+        c.open_warm(&paths[0]).unwrap();
+        assert_eq!(c.stats().entries, 0);
+        c.set_budget(DEFAULT_BUDGET_BYTES);
+        c.open_warm(&paths[0]).unwrap();
+        assert_eq!(c.stats().entries, 1);
+        c.set_budget(0);
+        assert_eq!(c.stats().entries, 0);
+    }
+
+    #[test]
+    fn buckets_that_left_the_index_are_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = index(dir.path(), 3);
+        let c = BucketCache::new(DEFAULT_BUDGET_BYTES);
+        for p in &paths {
+            c.open_warm(p).unwrap();
+        }
+        let kept: Vec<&Path> = vec![paths[0].as_path(), paths[2].as_path()];
+        c.retain_listed(&dir.path().join("other"), &kept);
+        assert_eq!(c.stats().entries, 3);
+        c.retain_listed(&dir.path().join("main"), &kept);
+        let s = c.stats();
+        assert_eq!(s.entries, 2);
+        assert_eq!(s.bytes, estimate_bytes(&paths[0], 50) + estimate_bytes(&paths[2], 50));
+    }
+
+    #[test]
+    fn corrupt_bucket_is_an_error_and_not_cached() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = index(dir.path(), 1);
+        std::fs::write(paths[0].join(BLOOM_FILE), b"garbage").unwrap();
+        let c = BucketCache::new(DEFAULT_BUDGET_BYTES);
+        assert!(c.open_warm(&paths[0]).is_err());
+        assert_eq!(c.stats().entries, 0);
+    }
+}
