@@ -4,14 +4,16 @@
 //! [`SearchError::Parse`] so callers can render the caret), plans it ([`crate::plan`]), builds the
 //! [`Executor`] for the commands after the leading search clause, and drives the scan
 //! ([`crate::scan`]) that feeds it. Event searches stream newest first; the caller's `emit` gets
-//! every batch of final rows as soon as it is final.
+//! every batch of final rows as soon as it is final. Transforming searches that can be split
+//! ([`crate::ops::Split`]) read buckets with [`RunOptions::batch_search_max_pipeline`] parallel
+//! pipelines and emit once, after the merge.
 
 use std::path::Path;
 
 use lode_event::Micros;
 use lode_time::Zone;
 
-use crate::ops::{ExecContext, Executor};
+use crate::ops::{ExecContext, Executor, Limits, Split};
 use crate::plan::{self, explain, order, PlanOptions};
 use crate::row::Row;
 use crate::scan::{self, ScanCtx};
@@ -66,36 +68,74 @@ pub struct SearchStats {
     pub warnings: Vec<String>,
 }
 
+/// How searches execute on this node (server-wide settings, not part of a request).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RunOptions {
+    /// Parallel pipelines of a batch-mode search (Splunk's `batch_search_max_pipeline`): buckets
+    /// read at once, each by its own worker thread with its own partial state. 0 = the number
+    /// of cores. Event searches always stream newest first from one pipeline.
+    pub batch_search_max_pipeline: usize,
+    /// Row and group limits of the buffering commands (they hold across workers).
+    pub limits: Limits,
+}
+
+impl RunOptions {
+    /// The number of batch pipelines to use (0 resolved to the number of cores).
+    pub fn pipelines(&self) -> usize {
+        match self.batch_search_max_pipeline {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+    }
+}
+
 /// Parses, plans and runs a search over the indexes under `index_root` (=
-/// `$LODE_HOME/var/lib/lode`). Calls `emit` with batches of result rows as they are final (event
-/// searches stream newest first). Returns stats.
+/// `$LODE_HOME/var/lib/lode`) with the default [`RunOptions`]. Calls `emit` with batches of
+/// result rows as they are final (event searches stream newest first). Returns stats.
 pub fn run(
     index_root: &Path,
     req: &SearchRequest,
     emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
 ) -> Result<SearchStats, SearchError> {
+    run_with(index_root, req, &RunOptions::default(), emit)
+}
+
+/// [`run`] with explicit execution options (batch pipelines, limits).
+pub fn run_with(
+    index_root: &Path,
+    req: &SearchRequest,
+    opts: &RunOptions,
+    emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
+) -> Result<SearchStats, SearchError> {
     let pipeline = lode_spl::parse(&req.query)?;
     let available = plan::index::list_indexes(index_root)?;
-    let opts = PlanOptions {
+    let popts = PlanOptions {
         earliest: req.earliest.as_deref(),
         latest: req.latest.as_deref(),
         now: req.now,
         tz: req.tz,
         force_scan: req.force_scan,
     };
-    let plan = plan::plan(pipeline, &opts, &available)?;
+    let plan = plan::plan(pipeline, &popts, &available)?;
     let ctx = ExecContext {
         now: req.now,
         earliest: plan.range.earliest,
         latest: plan.range.latest,
         tz: req.tz,
     };
-    let exec = Executor::new(&plan.rest, ctx)?;
+    let exec = Executor::with_limits(&plan.rest, ctx, opts.limits)?;
     let mut stats = SearchStats {
         transforming: exec.is_transforming(),
         ..SearchStats::default()
     };
     let time_ordered = order::needs_time_order(&plan.rest, stats.transforming);
+    // Batch mode: split at the first transforming command, buckets read in parallel.
+    let split = if time_ordered || req.force_scan {
+        None
+    } else {
+        Split::new(&plan.rest, ctx, opts.limits)?
+    };
+    let pipelines = opts.pipelines();
     if req.explain {
         stats
             .explain
@@ -125,14 +165,13 @@ pub fn run(
                 .explain
                 .push("rows: from bucket columns only (no raw slice read)".into());
         }
-        stats.explain.push(
-            if time_ordered {
-                "order: newest first (k-way merge by time)"
-            } else {
-                "order: batch"
-            }
-            .to_string(),
-        );
+        stats.explain.push(if time_ordered {
+            "order: newest first (k-way merge by time)".to_string()
+        } else if split.is_some() {
+            format!("order: batch, {pipelines} pipelines (partial/final split)")
+        } else {
+            "order: batch".to_string()
+        });
     }
     let sctx = ScanCtx {
         root: index_root,
@@ -146,6 +185,9 @@ pub fn run(
         exact: plan.exact,
         columns_only: plan.columns_only && !req.force_scan,
     };
-    scan::scan(&sctx, &plan.indexes, exec, emit, &mut stats)?;
+    match &split {
+        Some(split) => scan::scan_batch(&sctx, &plan.indexes, split, pipelines, emit, &mut stats)?,
+        None => scan::scan(&sctx, &plan.indexes, exec, emit, &mut stats)?,
+    }
     Ok(stats)
 }

@@ -13,12 +13,14 @@ mod fields;
 mod glob;
 mod head;
 mod limits;
+mod partial;
 mod rename;
 mod required;
 mod rex;
 mod search;
 mod sort;
 mod span;
+mod split;
 mod stats;
 mod table;
 mod tail;
@@ -27,6 +29,8 @@ mod top;
 mod where_;
 
 pub use limits::Limits;
+pub use partial::Partial;
+pub use split::{FinalExec, PartialExec, Split};
 
 use crate::error::SearchError;
 use crate::row::Row;
@@ -92,61 +96,29 @@ impl Executor {
         limits: Limits,
     ) -> Result<Executor, SearchError> {
         let mut ops: Vec<Box<dyn Op>> = Vec::with_capacity(commands.len());
-        let mut transforming = false;
         for c in commands {
-            let op: Box<dyn Op> = match c {
-                Command::Search(expr) => Box::new(search::SearchOp::new(expr.clone())),
-                Command::Where(e) => Box::new(where_::WhereOp::new(e.clone(), ctx)?),
-                Command::Eval(a) => Box::new(eval::EvalOp::new(a.clone(), ctx)?),
-                Command::Fields { remove, fields } => {
-                    Box::new(fields::FieldsOp::new(*remove, fields.clone()))
-                }
-                Command::Table(f) => Box::new(table::TableOp::new(f.clone())),
-                Command::Rename(p) => Box::new(rename::RenameOp::new(p.clone())),
-                Command::Sort { limit, keys } => {
-                    Box::new(sort::SortOp::new(*limit, keys.clone(), limits)?)
-                }
-                Command::Head(n) => Box::new(head::HeadOp::new(*n)),
-                Command::Tail(n) => Box::new(tail::TailOp::new(*n, limits)?),
-                Command::Dedup {
-                    count,
-                    fields,
-                    keepempty,
-                    consecutive,
-                } => Box::new(dedup::DedupOp::new(
-                    *count,
-                    fields.clone(),
-                    *keepempty,
-                    *consecutive,
-                    limits,
-                )),
-                Command::Rex {
-                    field,
-                    pattern,
-                    max_match,
-                } => Box::new(rex::RexOp::new(field.clone(), pattern, *max_match)?),
-                Command::Stats(s) => {
-                    transforming = true;
-                    Box::new(stats::StatsOp::new(s.clone(), limits)?)
-                }
-                Command::Timechart(t) => {
-                    transforming = true;
-                    Box::new(timechart::TimechartOp::new(t.clone(), ctx, limits)?)
-                }
-                Command::Top(t) => {
-                    transforming = true;
-                    Box::new(top::TopOp::new(t.clone(), limits))
-                }
-            };
-            ops.push(op);
+            ops.push(build(c, ctx, limits)?);
         }
+        Ok(Executor::from_ops(
+            ops,
+            commands.iter().any(is_transforming),
+            required::required_fields(commands),
+        ))
+    }
+
+    /// An executor over operators already built.
+    fn from_ops(
+        ops: Vec<Box<dyn Op>>,
+        transforming: bool,
+        required: Option<Vec<String>>,
+    ) -> Executor {
         let done = vec![false; ops.len()];
-        Ok(Executor {
+        Executor {
             ops,
             done,
             transforming,
-            required: required::required_fields(commands),
-        })
+            required,
+        }
     }
 
     /// Pushes a batch (in the order the scan produced it: newest first for event searches);
@@ -211,6 +183,52 @@ impl Executor {
     pub fn required_fields(&self) -> Option<Vec<String>> {
         self.required.clone()
     }
+}
+
+/// Whether `c` is a transforming command (stats, timechart, top, rare).
+fn is_transforming(c: &Command) -> bool {
+    matches!(
+        c,
+        Command::Stats(_) | Command::Timechart(_) | Command::Top(_)
+    )
+}
+
+/// The operator of one command.
+fn build(c: &Command, ctx: ExecContext, limits: Limits) -> Result<Box<dyn Op>, SearchError> {
+    let op: Box<dyn Op> = match c {
+        Command::Search(expr) => Box::new(search::SearchOp::new(expr.clone())),
+        Command::Where(e) => Box::new(where_::WhereOp::new(e.clone(), ctx)?),
+        Command::Eval(a) => Box::new(eval::EvalOp::new(a.clone(), ctx)?),
+        Command::Fields { remove, fields } => {
+            Box::new(fields::FieldsOp::new(*remove, fields.clone()))
+        }
+        Command::Table(f) => Box::new(table::TableOp::new(f.clone())),
+        Command::Rename(p) => Box::new(rename::RenameOp::new(p.clone())),
+        Command::Sort { limit, keys } => Box::new(sort::SortOp::new(*limit, keys.clone(), limits)?),
+        Command::Head(n) => Box::new(head::HeadOp::new(*n)),
+        Command::Tail(n) => Box::new(tail::TailOp::new(*n, limits)?),
+        Command::Dedup {
+            count,
+            fields,
+            keepempty,
+            consecutive,
+        } => Box::new(dedup::DedupOp::new(
+            *count,
+            fields.clone(),
+            *keepempty,
+            *consecutive,
+            limits,
+        )),
+        Command::Rex {
+            field,
+            pattern,
+            max_match,
+        } => Box::new(rex::RexOp::new(field.clone(), pattern, *max_match)?),
+        Command::Stats(_) | Command::Timechart(_) | Command::Top(_) => {
+            Partial::build(c, ctx, limits)?.into_op()
+        }
+    };
+    Ok(op)
 }
 
 /// Output columns in Splunk's order for a set of result rows (for table/csv output).

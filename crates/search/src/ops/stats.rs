@@ -50,6 +50,41 @@ impl StatsOp {
     }
 }
 
+impl StatsOp {
+    /// An empty state with the same aggregations (a worker's next partial).
+    pub(super) fn empty_like(&self) -> StatsOp {
+        StatsOp {
+            aggs: self.aggs.clone(),
+            by: self.by.clone(),
+            limits: self.limits,
+            index: HashMap::new(),
+            groups: Vec::new(),
+            keys: Vec::new(),
+        }
+    }
+
+    /// Merges another partial state of the same command (the final half of a split search);
+    /// `max_groups` applies to the merged groups.
+    pub(super) fn merge(&mut self, other: StatsOp) -> Result<(), SearchError> {
+        for (k, states) in other.groups {
+            match self.index.get(&k) {
+                Some(&i) => {
+                    let cur = &mut self.groups[i].1;
+                    cur.iter_mut().zip(states).for_each(|(a, b)| a.merge(b));
+                }
+                None => {
+                    if self.groups.len() >= self.limits.max_groups {
+                        return Err(exceeded("stats", "max_groups", self.limits.max_groups));
+                    }
+                    self.index.insert(k.clone(), self.groups.len());
+                    self.groups.push((k, states));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Most group keys one row may produce from multivalue by-fields (the cartesian product is cut
 /// here so one row cannot exhaust memory).
 const MAX_KEYS_PER_ROW: usize = 10_000;

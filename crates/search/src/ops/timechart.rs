@@ -105,6 +105,61 @@ impl TimechartOp {
     }
 }
 
+impl TimechartOp {
+    /// An empty state with the same options (a worker's next partial).
+    pub(super) fn empty_like(&self) -> TimechartOp {
+        TimechartOp {
+            tc: self.tc.clone(),
+            aggs: self.aggs.clone(),
+            ctx: self.ctx,
+            limits: self.limits,
+            span: self.span,
+            fixed: self.fixed,
+            cells: HashMap::new(),
+            keys: Vec::new(),
+        }
+    }
+
+    /// Merges another partial state (the final half of a split search). With an automatic span
+    /// both sides are first brought to the coarser of their spans, then coarsened further while
+    /// too many cells are held — the span one pass over all the rows would have reached.
+    pub(super) fn merge(&mut self, other: TimechartOp) -> Result<(), SearchError> {
+        if !self.fixed && auto_pos(other.span) > auto_pos(self.span) {
+            self.rebucket(other.span);
+        }
+        let (span, tz) = (self.span, self.ctx.tz);
+        for ((t, s), states) in other.cells {
+            merge_into(&mut self.cells, (span.start(t, tz), s), states);
+        }
+        self.coarsen();
+        if self.cells.len() > self.limits.max_groups {
+            return Err(exceeded("timechart", "max_groups", self.limits.max_groups));
+        }
+        Ok(())
+    }
+
+    /// Coarsens an automatic span while more than [`COARSEN_AT`] cells are held.
+    fn coarsen(&mut self) {
+        while self.cells.len() > COARSEN_AT && !self.fixed {
+            let next = auto_pos(self.span)
+                .checked_add(1)
+                .and_then(|p| span::AUTO.get(p));
+            match next {
+                Some(&next) => self.rebucket(next),
+                None => break,
+            }
+        }
+    }
+}
+
+/// Position of `s` among the automatic spans (`usize::MAX` for a span not among them).
+fn auto_pos(s: Span) -> usize {
+    span::AUTO
+        .iter()
+        .position(|a| *a == s)
+        .unwrap_or(usize::MAX)
+}
+
 fn merge_into(
     cells: &mut HashMap<(Micros, String), Vec<AggState>>,
     key: (Micros, String),
@@ -144,12 +199,8 @@ impl Op for TimechartOp {
                     a.update(s, &mut r);
                 }
             }
-            if self.cells.len() > COARSEN_AT && !self.fixed {
-                if let Some(pos) = span::AUTO.iter().position(|s| *s == self.span) {
-                    if pos + 1 < span::AUTO.len() {
-                        self.rebucket(span::AUTO[pos + 1]);
-                    }
-                }
+            if self.cells.len() > COARSEN_AT {
+                self.coarsen();
             }
             if self.cells.len() > self.limits.max_groups {
                 return Err(exceeded("timechart", "max_groups", self.limits.max_groups));

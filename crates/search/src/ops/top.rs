@@ -45,6 +45,40 @@ impl TopOp {
     }
 }
 
+impl TopOp {
+    /// An empty state with the same options (a worker's next partial).
+    pub(super) fn empty_like(&self) -> TopOp {
+        TopOp::new(self.top.clone(), self.limits)
+    }
+
+    /// Merges the partial state of rows that came AFTER this one's (the final half of a split
+    /// search): counts add up, and combinations new to a group rank after the ones it has, in
+    /// the order `other` first saw them, as if its rows had been pushed here.
+    pub(super) fn merge(&mut self, other: TopOp) -> Result<(), SearchError> {
+        for (bkey, og) in other.groups {
+            let g = self.groups.entry(bkey).or_default();
+            g.total += og.total;
+            let mut combos: Vec<(Vec<String>, (u64, usize))> = og.combos.into_iter().collect();
+            combos.sort_unstable_by_key(|c| c.1 .1);
+            for (combo, (n, _)) in combos {
+                let rank = g.combos.len();
+                if !g.combos.contains_key(&combo) {
+                    if self.held >= self.limits.max_groups {
+                        return Err(exceeded(
+                            if self.top.rare { "rare" } else { "top" },
+                            "max_groups",
+                            self.limits.max_groups,
+                        ));
+                    }
+                    self.held += 1;
+                }
+                g.combos.entry(combo).or_insert((0, rank)).0 += n;
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Op for TopOp {
     fn push(&mut self, rows: Vec<Row>, _out: &mut Vec<Row>) -> Result<Flow, SearchError> {
         let (mut bk, mut fk) = (

@@ -1,29 +1,63 @@
-//! Whether a search must see events newest first, or may read buckets in any order.
+//! Whether a search must see events newest first, or may read buckets in any order; and where
+//! the pipeline splits into a part every worker runs and a part run once at the end.
+//!
+//! Each command has a [`Role`]: *streaming* commands work row by row and may run on any worker
+//! (and later on any indexer); the *transforming* commands stats/timechart/top/rare keep a
+//! mergeable partial state, so each worker runs their partial half and one final step merges
+//! them; every other command is *centralized* (it needs all rows, in order: head, tail, sort,
+//! dedup). A pipeline whose commands before its first transforming command are all streaming can
+//! be split there ([`split_point`]) and read in batch order.
 
 use lode_spl::ast::Command;
 
-/// Event searches stream newest first. A transforming pipeline may read in any (batch) order,
-/// unless a command before its first transforming command depends on the order of its input
-/// (`head`, `tail`, `dedup`, `sort` ties…): only row-by-row commands are order-free.
-pub fn needs_time_order(rest: &[Command], transforming: bool) -> bool {
-    if !transforming {
-        return true;
-    }
-    for c in rest {
-        match c {
-            Command::Stats(_) | Command::Timechart(_) | Command::Top(_) => return false,
-            Command::Search(_)
-            | Command::Where(_)
-            | Command::Eval(_)
-            | Command::Fields { .. }
-            | Command::Table(_)
-            | Command::Rename(_)
-            | Command::Rex { .. } => {}
-            _ => return true,
+/// Where a command may run when a search is spread over several workers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Row by row, independent of order: runs on every worker.
+    Streaming,
+    /// Mergeable partial state: partial half on every worker, final half once.
+    Transforming,
+    /// Needs every row in search order: runs once, after the merge.
+    Centralized,
+}
+
+/// The role of `c`.
+pub fn role(c: &Command) -> Role {
+    match c {
+        Command::Search(_)
+        | Command::Where(_)
+        | Command::Eval(_)
+        | Command::Fields { .. }
+        | Command::Table(_)
+        | Command::Rename(_)
+        | Command::Rex { .. } => Role::Streaming,
+        Command::Stats(_) | Command::Timechart(_) | Command::Top(_) => Role::Transforming,
+        Command::Sort { .. } | Command::Head(_) | Command::Tail(_) | Command::Dedup { .. } => {
+            Role::Centralized
         }
     }
-    // Transforming, but no transforming command found among these: be safe.
-    true
+}
+
+/// The position of the first transforming command of `rest` when every command before it is
+/// streaming: the pipeline splits there into a distributable prefix, the partial/final command
+/// and the centralized rest. `None`: no split (event search, or an order-dependent command
+/// comes first).
+pub fn split_point(rest: &[Command]) -> Option<usize> {
+    for (i, c) in rest.iter().enumerate() {
+        match role(c) {
+            Role::Streaming => {}
+            Role::Transforming => return Some(i),
+            Role::Centralized => return None,
+        }
+    }
+    None
+}
+
+/// Event searches stream newest first. A transforming pipeline may read in any (batch) order,
+/// unless a command before its first transforming command depends on the order of its input
+/// (`head`, `tail`, `dedup`, `sort` ties…): only streaming commands are order-free.
+pub fn needs_time_order(rest: &[Command], transforming: bool) -> bool {
+    !transforming || split_point(rest).is_none()
 }
 
 #[cfg(test)]
@@ -42,16 +76,26 @@ mod tests {
     fn event_searches_are_time_ordered() {
         assert!(needs_time_order(&[Command::Head(5)], false));
         assert!(needs_time_order(&[], false));
+        assert_eq!(split_point(&[Command::Head(5)]), None);
     }
 
     #[test]
     fn row_by_row_before_stats_is_batch() {
         let cmds = [Command::Table(vec!["a".into()]), stats(), Command::Head(1)];
         assert!(!needs_time_order(&cmds, true));
+        assert_eq!(split_point(&cmds), Some(1));
     }
 
     #[test]
     fn head_before_stats_keeps_time_order() {
         assert!(needs_time_order(&[Command::Head(5), stats()], true));
+        assert_eq!(split_point(&[Command::Head(5), stats()]), None);
+    }
+
+    #[test]
+    fn roles() {
+        assert_eq!(role(&stats()), Role::Transforming);
+        assert_eq!(role(&Command::Head(1)), Role::Centralized);
+        assert_eq!(role(&Command::Rename(vec![])), Role::Streaming);
     }
 }

@@ -7,8 +7,10 @@
 //! events read from the journal → [`crate::matcher::matches`] → batches to the executor.
 //!
 //! Two orders: [`merge`] streams event searches newest first across all buckets with a k-way
-//! merge that opens buckets lazily; [`batch`] reads buckets one after another (transforming
-//! searches). [`naive`] is the twin of both that uses no index at all (`force_scan`).
+//! merge that opens buckets lazily, a background thread opening the next ones ahead
+//! ([`prefetch`]); [`batch`] reads buckets in parallel, each worker running the partial half of a
+//! split pipeline (transforming searches). [`naive`] is the twin of both that uses no index at
+//! all (`force_scan`).
 //! A corrupt bucket is skipped with a warning, never fails the search.
 
 pub mod batch;
@@ -24,7 +26,7 @@ use std::path::Path;
 use lode_spl::ast::SearchExpr;
 use lode_store::{StoreError, TermQuery};
 
-use crate::ops::Executor;
+use crate::ops::{Executor, Split};
 use crate::plan::time::TimeRange;
 use crate::row::Row;
 use crate::run::SearchStats;
@@ -76,8 +78,9 @@ impl ScanCtx<'_> {
     }
 }
 
-/// Scans `indexes` (names under `ctx.root`), pushing verified rows through `exec` and emitting
-/// final rows; fills `stats`.
+/// Scans `indexes` (names under `ctx.root`) newest first (or with the naive twin when
+/// `ctx.force_scan`), pushing verified rows through `exec` and emitting final rows; fills
+/// `stats`. Searches that can be split run through [`scan_batch`] instead.
 pub fn scan(
     ctx: &ScanCtx<'_>,
     indexes: &[String],
@@ -90,12 +93,26 @@ pub fn scan(
     let mut sink = Sink::new(exec, emit);
     if ctx.force_scan {
         naive::run(ctx, buckets, &mut sink, stats)?;
-    } else if ctx.time_ordered {
-        merge::run(ctx, buckets, &mut sink, stats)?;
     } else {
-        batch::run(ctx, buckets, &mut sink, stats)?;
+        merge::run(ctx, buckets, &mut sink, stats)?;
     }
     stats.rows_out = sink.finish()?;
+    Ok(())
+}
+
+/// Scans `indexes` in batch order with up to `workers` parallel pipelines running `split`'s
+/// partial half per bucket, merges the partial states and emits the final rows; fills `stats`.
+pub fn scan_batch(
+    ctx: &ScanCtx<'_>,
+    indexes: &[String],
+    split: &Split,
+    workers: usize,
+    emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
+    stats: &mut SearchStats,
+) -> Result<(), SearchError> {
+    let buckets = source::list(ctx.root, indexes)?;
+    stats.buckets_total = buckets.len() as u64;
+    stats.rows_out = batch::run(ctx, &buckets, split, workers, emit, stats)?;
     Ok(())
 }
 
