@@ -7,7 +7,7 @@ use crate::error::{IoContext, StoreError};
 use crate::fsck::quarantine_bucket;
 use crate::layout::{fsync_dir, parse_name, parse_tmp, BucketKind};
 use crate::wal::{self, WalWriter, HEADER_LEN};
-use crate::writer::{roll_dir, Hot, Io};
+use crate::writer::{roll_dir, Hot};
 
 /// What recovery did when the writer opened the index.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -22,8 +22,12 @@ pub struct RecoveryReport {
     pub quarantined: Vec<PathBuf>,
 }
 
-/// Recovers `dir` (whose writer lock is held) and returns the writer's I/O state.
-pub(crate) fn recover(dir: &Path) -> Result<(Io, RecoveryReport), StoreError> {
+/// Recovers `dir` (whose writer lock is held) for a writer of `lanes` lanes. Returns the hot
+/// buckets kept open (at most `lanes`, oldest first), the id the next bucket gets, and the report.
+pub(crate) fn recover(
+    dir: &Path,
+    lanes: usize,
+) -> Result<(Vec<Hot>, u64, RecoveryReport), StoreError> {
     let mut report = RecoveryReport::default();
     let mut hots: Vec<(u64, PathBuf)> = Vec::new();
     let mut warm_ids = std::collections::HashSet::new();
@@ -72,9 +76,9 @@ pub(crate) fn recover(dir: &Path) -> Result<(Io, RecoveryReport), StoreError> {
             Err(e) => return Err(e),
         }
     }
-    // Only the newest hot bucket stays open; older ones (left by an interrupted roll of an
-    // earlier version or a manual copy) are rolled now.
-    let current = live.pop();
+    // The newest `lanes` hot buckets stay open, one per lane; older ones (left by a writer with
+    // more lanes, an earlier version or a manual copy) are rolled now.
+    let current = live.split_off(live.len().saturating_sub(lanes));
     for hot in live {
         let hot_dir = hot
             .wal
@@ -89,11 +93,7 @@ pub(crate) fn recover(dir: &Path) -> Result<(Io, RecoveryReport), StoreError> {
         std::fs::remove_dir_all(&hot_dir).at(&hot_dir)?;
     }
     fsync_dir(dir)?;
-    let io = Io {
-        hot: current,
-        next_id: max_id.map_or(0, |m| m + 1),
-    };
-    Ok((io, report))
+    Ok((current, max_id.map_or(0, |m| m + 1), report))
 }
 
 /// Scans the WAL of hot bucket `path`, cuts a torn tail and reopens it for appending.

@@ -1,9 +1,15 @@
 //! The exclusive writer of one index: group-committed WAL appends and hot → warm rolls.
 //! Steps and hazards: docs/DURABILITY.md.
+//!
+//! A writer has one or more *lanes* (one per ingestion pipeline set). Each lane has its own hot
+//! bucket, WAL, group-commit queue and locks, so appends to different lanes share no lock and no
+//! fsync; only bucket ids come from one atomic counter (taken when a lane opens a hot bucket), so
+//! they stay unique in the index directory. Hot buckets of different lanes overlap in time.
 
 use std::fs::TryLockError;
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 use lode_event::Event;
@@ -52,28 +58,52 @@ struct Queue {
     broken: Option<String>,
 }
 
-/// State touched only by the flush leader or a roll.
+/// State of one lane touched only by its flush leader or a roll.
 pub(crate) struct Io {
-    /// The hot bucket, created on the first append.
+    /// The lane's hot bucket, created on its first append.
     pub hot: Option<Hot>,
-    /// Id the next bucket gets.
-    pub next_id: u64,
+}
+
+/// One lane: a hot bucket with its own group commit.
+struct Lane {
+    /// Guards the lane's group-commit queue.
+    queue: Mutex<Queue>,
+    /// Signals the lane's waiters when `durable` advances or the leader steps down.
+    cv: Condvar,
+    /// Guards the lane's hot WAL and its roll; taken by one flush leader at a time (and by
+    /// rolls), never while `queue` is held.
+    io: Mutex<Io>,
+}
+
+impl Lane {
+    fn new(hot: Option<Hot>) -> Lane {
+        Lane {
+            queue: Mutex::new(Queue::default()),
+            cv: Condvar::new(),
+            io: Mutex::new(Io { hot }),
+        }
+    }
+
+    fn lock_queue(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn lock_io(&self) -> MutexGuard<'_, Io> {
+        self.io.lock().unwrap_or_else(|p| p.into_inner())
+    }
 }
 
 /// Exclusive writer of one index (holds the OS lock `writer.lock` in the index directory).
-/// `Send + Sync`: concurrent [`IndexWriter::append`] callers share fsyncs.
+/// `Send + Sync`: concurrent [`IndexWriter::append`] callers of one lane share fsyncs.
 pub struct IndexWriter {
     dir: PathBuf,
     cfg: IndexConfig,
     /// Holds the OS lock for the writer's lifetime.
     _lock: File,
-    /// Guards the group-commit queue.
-    queue: Mutex<Queue>,
-    /// Signals waiters when `durable` advances or the leader steps down.
-    cv: Condvar,
-    /// Guards the hot bucket's WAL and the roll; taken by one flush leader at a time (and by
-    /// rolls), never while `queue` is held.
-    io: Mutex<Io>,
+    /// The lanes, at least one.
+    lanes: Vec<Lane>,
+    /// Id the next bucket gets (any lane).
+    next_id: AtomicU64,
 }
 
 fn now_secs() -> i64 {
@@ -84,9 +114,21 @@ fn now_secs() -> i64 {
 }
 
 impl IndexWriter {
-    /// Opens or creates the index directory, takes the writer lock and recovers (see
-    /// [`RecoveryReport`] and docs/DURABILITY.md).
+    /// Opens or creates the index directory with one lane, takes the writer lock and recovers
+    /// (see [`RecoveryReport`] and docs/DURABILITY.md).
     pub fn open(dir: &Path, cfg: IndexConfig) -> Result<(IndexWriter, RecoveryReport), StoreError> {
+        IndexWriter::open_lanes(dir, cfg, 1)
+    }
+
+    /// Like [`IndexWriter::open`] with `lanes` lanes (at least one), each with its own hot
+    /// bucket. Recovery keeps the newest `lanes` hot buckets open (one per lane) and rolls any
+    /// older ones to warm.
+    pub fn open_lanes(
+        dir: &Path,
+        cfg: IndexConfig,
+        lanes: usize,
+    ) -> Result<(IndexWriter, RecoveryReport), StoreError> {
+        let lanes = lanes.max(1);
         std::fs::create_dir_all(dir).at(dir)?;
         let lock_path = dir.join(LOCK_FILE);
         let lock = OpenOptions::new()
@@ -100,25 +142,29 @@ impl IndexWriter {
             Err(TryLockError::WouldBlock) => return Err(StoreError::Locked { path: lock_path }),
             Err(TryLockError::Error(e)) => return Err(StoreError::io(&lock_path, e)),
         }
-        let (io, report) = crate::recover::recover(dir)?;
+        let (hots, next_id, report) = crate::recover::recover(dir, lanes)?;
+        let mut hots = hots.into_iter();
         let w = IndexWriter {
             dir: dir.to_path_buf(),
             cfg,
             _lock: lock,
-            queue: Mutex::new(Queue::default()),
-            cv: Condvar::new(),
-            io: Mutex::new(io),
+            lanes: (0..lanes).map(|_| Lane::new(hots.next())).collect(),
+            next_id: AtomicU64::new(next_id),
         };
-        w.maybe_roll_locked(&mut w.lock_io())?;
+        for lane in &w.lanes {
+            w.maybe_roll_locked(&mut lane.lock_io())?;
+        }
         Ok((w, report))
     }
 
-    fn lock_queue(&self) -> MutexGuard<'_, Queue> {
-        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+    /// Number of lanes (hot buckets that can be open at once).
+    pub fn lanes(&self) -> usize {
+        self.lanes.len()
     }
 
-    fn lock_io(&self) -> MutexGuard<'_, Io> {
-        self.io.lock().unwrap_or_else(|p| p.into_inner())
+    /// Lane `lane`, wrapping around the number of lanes.
+    fn lane(&self, lane: usize) -> &Lane {
+        &self.lanes[lane % self.lanes.len()]
     }
 
     fn broken(&self, reason: &str) -> StoreError {
@@ -128,13 +174,21 @@ impl IndexWriter {
         }
     }
 
-    /// Appends `events`; returns once they are durable (written and fdatasynced). Concurrent
-    /// callers are group-committed: one leader writes every pending batch and syncs once.
+    /// Appends `events` to lane 0; see [`IndexWriter::append_to`].
     pub fn append(&self, events: &[Event]) -> Result<(), StoreError> {
+        self.append_to(0, events)
+    }
+
+    /// Appends `events` to the hot bucket of lane `lane` (wrapping around the number of lanes);
+    /// returns once they are durable (written and fdatasynced). Concurrent callers of one lane
+    /// are group-committed: one leader writes every pending batch and syncs once. Lanes never
+    /// wait for each other.
+    pub fn append_to(&self, lane: usize, events: &[Event]) -> Result<(), StoreError> {
         if events.is_empty() {
             return Ok(());
         }
-        let mut q = self.lock_queue();
+        let lane = self.lane(lane);
+        let mut q = lane.lock_queue();
         if let Some(b) = &q.broken {
             return Err(self.broken(b));
         }
@@ -159,7 +213,7 @@ impl IndexWriter {
                 return Err(self.broken(b));
             }
             if q.flushing {
-                q = self.cv.wait(q).unwrap_or_else(|p| p.into_inner());
+                q = lane.cv.wait(q).unwrap_or_else(|p| p.into_inner());
                 continue;
             }
             q.flushing = true;
@@ -167,28 +221,33 @@ impl IndexWriter {
             let stats = std::mem::take(&mut q.pending_stats);
             let target = q.enqueued;
             drop(q);
-            let res = self.flush(&buf, stats);
-            q = self.lock_queue();
+            let res = self.flush(lane, &buf, stats);
+            q = lane.lock_queue();
             q.flushing = false;
             match res {
                 Ok(()) => q.durable = target,
                 Err(e) => {
                     q.broken.get_or_insert_with(|| e.to_string());
-                    self.cv.notify_all();
+                    lane.cv.notify_all();
                     return Err(e);
                 }
             }
-            self.cv.notify_all();
+            lane.cv.notify_all();
         }
     }
 
-    /// Leader: writes `buf` to the hot WAL, syncs, then rolls if a limit is reached.
-    fn flush(&self, buf: &[u8], stats: (u64, u64, i64, i64)) -> Result<(), StoreError> {
-        let mut io = self.lock_io();
+    /// Leader of `lane`: writes `buf` to its hot WAL, syncs, then rolls if a limit is reached.
+    fn flush(
+        &self,
+        lane: &Lane,
+        buf: &[u8],
+        stats: (u64, u64, i64, i64),
+    ) -> Result<(), StoreError> {
+        let mut io = lane.lock_io();
         let io = &mut *io;
         if io.hot.is_none() {
-            io.hot = Some(self.create_hot(io.next_id)?);
-            io.next_id += 1;
+            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+            io.hot = Some(self.create_hot(id)?);
         }
         let hot = io.hot.as_mut().expect("just created");
         hot.wal.write(buf)?;
@@ -233,29 +292,42 @@ impl IndexWriter {
         Ok(full)
     }
 
-    /// Rolls the hot bucket to warm now (no-op when it is empty).
+    /// Rolls the hot bucket of every lane to warm now (no-op for empty ones). Every lane is
+    /// tried; the first error is returned.
     pub fn roll(&self) -> Result<(), StoreError> {
-        roll_locked(&self.dir, &mut self.lock_io()).map(|_| ())
+        let mut result = Ok(());
+        for lane in &self.lanes {
+            let r = roll_locked(&self.dir, &mut lane.lock_io());
+            if let (Err(e), true) = (r, result.is_ok()) {
+                result = Err(e);
+            }
+        }
+        result
     }
 
-    /// Rolls the hot bucket if it received nothing for `max_hot_idle_secs` before `now_secs`
-    /// (seconds since the epoch). Returns whether it rolled.
+    /// Rolls every lane's hot bucket that received nothing for `max_hot_idle_secs` before
+    /// `now_secs` (seconds since the epoch). Returns whether any rolled.
     pub fn roll_if_idle(&self, now_secs: i64) -> Result<bool, StoreError> {
         if self.cfg.max_hot_idle_secs == 0 {
             return Ok(false);
         }
-        let mut io = self.lock_io();
-        let idle = io.hot.as_ref().is_some_and(|h| {
-            h.events > 0
-                && now_secs.saturating_sub(h.last_write_secs) >= self.cfg.max_hot_idle_secs as i64
-        });
-        if idle {
-            roll_locked(&self.dir, &mut io)?;
+        let mut any = false;
+        for lane in &self.lanes {
+            let mut io = lane.lock_io();
+            let idle = io.hot.as_ref().is_some_and(|h| {
+                h.events > 0
+                    && now_secs.saturating_sub(h.last_write_secs)
+                        >= self.cfg.max_hot_idle_secs as i64
+            });
+            if idle {
+                roll_locked(&self.dir, &mut io)?;
+                any = true;
+            }
         }
-        Ok(idle)
+        Ok(any)
     }
 
-    /// Rolls the hot bucket and releases the lock.
+    /// Rolls every hot bucket and releases the lock.
     pub fn close(self) -> Result<(), StoreError> {
         self.roll()
     }
