@@ -8,6 +8,9 @@ use lode_store::IndexConfig;
 /// `maxDataSize = auto`, in MB of raw data per hot bucket (see the shipped indexes.conf).
 pub const AUTO_MAX_DATA_MB: u64 = 256;
 
+/// Most pipeline sets a node runs (each costs four threads and a hot bucket per index).
+pub const MAX_PIPELINE_SETS: usize = 64;
+
 /// Keys of indexes.conf that Lode reads.
 const INDEX_KEYS: &[&str] = &[
     "maxDataSize",
@@ -42,6 +45,9 @@ pub struct IndexSpec {
 pub struct ServerSettings {
     /// `[general] listen`: address of the HTTP API.
     pub listen: String,
+    /// `[general] parallelIngestionPipelines`: number of pipeline sets (each with its own
+    /// queues, stage threads and hot bucket per index); at least 1.
+    pub pipeline_sets: usize,
     /// `[pipeline] batchEvents`: events per batch handed to the index writer.
     pub batch_events: usize,
     /// `[pipeline] queueCapacity`: capacity of each inter-stage queue.
@@ -148,6 +154,7 @@ pub fn load_server(etc: &Path) -> Result<(ServerSettings, Vec<Warning>), ConfErr
     let conf = Conf::load_layered(etc, "server.conf")?;
     let mut s = ServerSettings {
         listen: "127.0.0.1:8089".into(),
+        pipeline_sets: 1,
         batch_events: 2048,
         queue_capacity: 64,
     };
@@ -157,6 +164,9 @@ pub fn load_server(etc: &Path) -> Result<(ServerSettings, Vec<Warning>), ConfErr
             let at = format!("{}:{}", e.origin, e.line);
             match (stanza.name.as_str(), e.key.as_str()) {
                 ("general", "listen") => s.listen = e.value.trim().to_string(),
+                ("general", "parallelIngestionPipelines") => {
+                    s.pipeline_sets = parse_num(&e.value, "parallelIngestionPipelines", &at)?
+                }
                 ("pipeline", "batchEvents") => {
                     s.batch_events = parse_num(&e.value, "batchEvents", &at)?
                 }
@@ -173,6 +183,15 @@ pub fn load_server(etc: &Path) -> Result<(ServerSettings, Vec<Warning>), ConfErr
                 }),
             }
         }
+    }
+    if !(1..=MAX_PIPELINE_SETS).contains(&s.pipeline_sets) {
+        return Err(ConfError::Syntax {
+            origin: "server.conf".into(),
+            line: 0,
+            message: format!(
+                "[general] parallelIngestionPipelines must be between 1 and {MAX_PIPELINE_SETS}"
+            ),
+        });
     }
     if s.batch_events == 0 || s.queue_capacity == 0 {
         return Err(ConfError::Syntax {
@@ -219,6 +238,27 @@ mod tests {
         assert_eq!(msgs.len(), 2, "{msgs:?}");
         assert!(msgs[0].contains("homePath"));
         assert!(msgs[1].contains("unknown indexes.conf key maxDatSize"));
+    }
+
+    #[test]
+    fn parallel_ingestion_pipelines() {
+        let dir = home_with("");
+        let etc = dir.path().join("etc");
+        assert_eq!(load_server(&etc).unwrap().0.pipeline_sets, 1);
+        let server = etc.join("system/local/server.conf");
+        std::fs::write(&server, "[general]\nparallelIngestionPipelines = 2\n").unwrap();
+        let (s, warnings) = load_server(&etc).unwrap();
+        assert_eq!(s.pipeline_sets, 2);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        for bad in ["0", "65", "two"] {
+            std::fs::write(
+                &server,
+                format!("[general]\nparallelIngestionPipelines = {bad}\n"),
+            )
+            .unwrap();
+            let err = load_server(&etc).unwrap_err().to_string();
+            assert!(err.contains("parallelIngestionPipelines"), "{err}");
+        }
     }
 
     #[test]

@@ -2,12 +2,14 @@
 //!
 //! Given a home directory, [`Node`] loads the layered configuration (`etc/system/default` then
 //! `etc/system/local`), opens a writer for every index of `indexes.conf`, and starts the
-//! ingestion pipeline with those writers as its sink. The CLI uses it directly when no server
-//! holds the home ([`lock`]); the server uses it for its inputs.
+//! ingestion pipeline sets with those writers as their sinks. The CLI uses it directly when no
+//! server holds the home ([`lock`]); the server uses it for its inputs. [`metrics`] exports the
+//! sets' queue fill levels.
 
 pub mod config;
 pub mod home;
 pub mod lock;
+pub mod metrics;
 pub mod node;
 pub mod sink;
 

@@ -1,13 +1,17 @@
-//! The node: configuration, index writers and the pipeline, opened together on one home.
+//! The node: configuration, index writers and the pipeline sets, opened together on one home.
+//!
+//! With `parallelIngestionPipelines = N` the node runs N pipeline sets; every index writer gets N
+//! lanes and set `i` writes to lane `i` of every index, so sets share no lock on the write path.
 
 use std::collections::HashMap;
 use std::io::Read;
 use std::sync::Arc;
 
-use lode_ingest::{Pipeline, PipelineConfig, Settings, SourceMeta, StreamReport};
+use lode_ingest::{PipelineConfig, Pipelines, QueueMetrics, Settings, SourceMeta, StreamReport};
 use lode_store::{IndexWriter, RecoveryReport};
 
 use crate::config;
+use crate::metrics::{MetricsLogger, METRICS_EVERY};
 use crate::sink::{StoreSink, Writers};
 use crate::Home;
 
@@ -42,7 +46,10 @@ pub type IngestSummary = StreamReport;
 pub struct Node {
     home: Home,
     writers: Writers,
-    pipeline: Option<Pipeline>,
+    /// The pipeline sets; shared with the metrics logger.
+    pipelines: Option<Arc<Pipelines>>,
+    /// Logs queue metrics every [`METRICS_EVERY`]; stopped before the pipelines shut down.
+    metrics_logger: Option<MetricsLogger>,
     warnings: Vec<String>,
     recovery: Vec<(String, RecoveryReport)>,
     server: config::ServerSettings,
@@ -78,7 +85,8 @@ impl Node {
         let mut recovery = Vec::new();
         for spec in specs {
             let dir = home.index_root().join(&spec.name);
-            let (writer, report) = IndexWriter::open(&dir, spec.config)?;
+            let (writer, report) =
+                IndexWriter::open_lanes(&dir, spec.config, server.pipeline_sets)?;
             recovery.push((spec.name.clone(), report));
             writers.insert(spec.name, writer);
         }
@@ -88,11 +96,15 @@ impl Node {
             queue_capacity: server.queue_capacity,
             batch_events: server.batch_events,
         };
-        let pipeline = Pipeline::start(cfg, Box::new(StoreSink::new(writers.clone())));
+        let pipelines = Arc::new(Pipelines::start(cfg, server.pipeline_sets, |lane| {
+            Box::new(StoreSink::new(writers.clone(), lane))
+        }));
+        let logger = MetricsLogger::start_tracing(pipelines.clone(), METRICS_EVERY);
         Ok(Node {
             home: home.clone(),
             writers,
-            pipeline: Some(pipeline),
+            pipelines: Some(pipelines),
+            metrics_logger: Some(logger),
             warnings,
             recovery,
             server,
@@ -124,8 +136,22 @@ impl Node {
         self.writers.contains_key(index)
     }
 
-    /// Reads `input` to its end through the pipeline as one stream, and returns once every event
-    /// of it is durable. `progress` is called with the number of bytes read each time.
+    /// Number of pipeline sets.
+    pub fn pipeline_sets(&self) -> usize {
+        self.pipelines.as_ref().map_or(0, |p| p.len())
+    }
+
+    /// Fill level and blocking counts of every queue of every pipeline set.
+    pub fn queue_metrics(&self) -> Vec<QueueMetrics> {
+        self.pipelines
+            .as_ref()
+            .map(|p| p.metrics())
+            .unwrap_or_default()
+    }
+
+    /// Reads `input` to its end through one pipeline set (the least loaded) as one stream, and
+    /// returns once every event of it is durable. `progress` is called with the number of bytes
+    /// read each time.
     pub fn ingest(
         &self,
         meta: SourceMeta,
@@ -136,7 +162,7 @@ impl Node {
             return Err(NodeError::UnknownIndex(meta.index));
         }
         let pipeline = self
-            .pipeline
+            .pipelines
             .as_ref()
             .ok_or_else(|| NodeError::Io("the node is closing".into()))?;
         let mut stream = pipeline.open_stream(meta);
@@ -154,7 +180,7 @@ impl Node {
         Ok(stream.finish()?)
     }
 
-    /// Rolls the hot bucket of `index` (or of every index) to warm.
+    /// Rolls the hot buckets of `index` (or of every index) to warm.
     pub fn roll(&self, index: Option<&str>) -> Result<(), NodeError> {
         match index {
             Some(name) => self
@@ -181,8 +207,11 @@ impl Node {
 
     /// Drains the pipeline, then rolls every hot bucket and releases the indexes.
     pub fn close(mut self) -> Result<(), NodeError> {
-        if let Some(p) = self.pipeline.take() {
-            p.shutdown()?;
+        drop(self.metrics_logger.take());
+        if let Some(p) = self.pipelines.take() {
+            Arc::try_unwrap(p)
+                .map_err(|_| NodeError::Io("pipelines still in use at close".into()))?
+                .shutdown()?;
         }
         let writers = std::mem::replace(&mut self.writers, Arc::new(HashMap::new()));
         let writers = Arc::try_unwrap(writers)

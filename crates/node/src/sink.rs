@@ -1,5 +1,6 @@
 //! The pipeline's sink: routes each batch by the events' `index` to that index's writer and
-//! returns only once every event of the batch is durable.
+//! returns only once every event of the batch is durable. Each pipeline set has its own sink,
+//! writing to its own lane (hot bucket) of every index.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -14,15 +15,18 @@ pub type Writers = Arc<HashMap<String, IndexWriter>>;
 /// A [`Sink`] over the node's index writers.
 pub struct StoreSink {
     writers: Writers,
+    /// The writer lane of this sink's pipeline set.
+    lane: usize,
     /// Per-index scratch batches, reused across calls.
     groups: HashMap<String, Vec<Event>>,
 }
 
 impl StoreSink {
-    /// A sink writing to `writers`.
-    pub fn new(writers: Writers) -> StoreSink {
+    /// A sink writing to lane `lane` of `writers`.
+    pub fn new(writers: Writers, lane: usize) -> StoreSink {
         StoreSink {
             writers,
+            lane,
             groups: HashMap::new(),
         }
     }
@@ -45,7 +49,7 @@ impl Sink for StoreSink {
         if single {
             if let Some(first) = batch.first() {
                 self.writers[&first.index]
-                    .append(&batch)
+                    .append_to(self.lane, &batch)
                     .map_err(SinkError::new)?;
             }
             return Ok(());
@@ -55,7 +59,9 @@ impl Sink for StoreSink {
         }
         for (index, events) in self.groups.iter_mut() {
             if !events.is_empty() {
-                self.writers[index].append(events).map_err(SinkError::new)?;
+                self.writers[index]
+                    .append_to(self.lane, events)
+                    .map_err(SinkError::new)?;
                 events.clear();
             }
         }
