@@ -68,6 +68,25 @@ pub struct SearchStats {
     pub warnings: Vec<String>,
 }
 
+impl SearchStats {
+    /// Adds the counts, explain lines and warnings of part of the search (one bucket, one
+    /// worker) to these.
+    pub fn absorb(&mut self, part: SearchStats) {
+        self.buckets_total += part.buckets_total;
+        self.buckets_pruned_time += part.buckets_pruned_time;
+        self.buckets_skipped_bloom += part.buckets_skipped_bloom;
+        self.buckets_read += part.buckets_read;
+        self.buckets_corrupt += part.buckets_corrupt;
+        self.events_candidate += part.events_candidate;
+        self.events_scanned += part.events_scanned;
+        self.events_matched += part.events_matched;
+        self.rows_out += part.rows_out;
+        self.transforming |= part.transforming;
+        self.explain.extend(part.explain);
+        self.warnings.extend(part.warnings);
+    }
+}
+
 /// How searches execute on this node (server-wide settings, not part of a request).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RunOptions {

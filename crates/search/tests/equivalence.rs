@@ -1,7 +1,8 @@
 //! The equivalence property (STYLE practice 7): for random small corpora written with the real
 //! index writer (warm and hot buckets overlapping in time, two indexes) and random searches, the
 //! index path (`force_scan = false`: time pruning, bloom, postings, k-way merge) returns exactly
-//! the rows of the naive twin (`force_scan = true`: every event through the matcher).
+//! the rows of the naive twin (`force_scan = true`: every event through the matcher), with 1, 2
+//! and 4 batch pipelines.
 
 mod common;
 
@@ -99,6 +100,12 @@ const SUFFIXES: &[&str] = &[
     " | head 7 | stats count by sourcetype",
     " | dedup host",
     " | top host",
+    " | top limit=2 sourcetype by host",
+    " | rare host",
+    " | timechart count by host",
+    " | timechart limit=1 count by sourcetype",
+    " | stats dc(host) max(_time) earliest(host) by sourcetype",
+    " | eval n=len(_raw) | where n > 20 | stats count by index | sort - count",
 ];
 
 /// One generated event: time offset (ms), host, sourcetype, index, words.
@@ -174,20 +181,24 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         write_corpus(dir.path(), &events, &splits);
         for q in &queries {
-            let fast = collect(dir.path(), &request(q, false));
             let slow = collect(dir.path(), &request(q, true));
-            let (mut fast, stats) = match fast {
-                Ok(r) => r,
-                Err(e) => return Err(TestCaseError::fail(format!("{q}: {e}"))),
-            };
             let (mut slow, _) = slow.map_err(|e| TestCaseError::fail(format!("{q}: {e}")))?;
-            prop_assert_eq!(
-                flatten(&mut fast),
-                flatten(&mut slow),
-                "query {} explain {:#?}",
-                q,
-                stats.explain
-            );
+            let slow = flatten(&mut slow);
+            for &n in PIPELINES {
+                let fast = collect_with(dir.path(), &request(q, false), &pipelines(n));
+                let (mut fast, stats) = match fast {
+                    Ok(r) => r,
+                    Err(e) => return Err(TestCaseError::fail(format!("{q}: {e}"))),
+                };
+                prop_assert_eq!(
+                    &flatten(&mut fast),
+                    &slow,
+                    "query {} with {} pipelines, explain {:#?}",
+                    q,
+                    n,
+                    stats.explain
+                );
+            }
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The golden query suite (STYLE practice 14): every `testdata/golden/*.txt` file holds events,
-//! one query and the expected rows, derived by hand. Each file runs through the index path and
-//! the naive twin (`force_scan`), over a corpus split into a warm and a hot bucket; both must
-//! give exactly the expected rows.
+//! one query and the expected rows, derived by hand. Each file runs through the index path (with
+//! 1, 2 and 4 batch pipelines: split searches then merge partial states of several workers) and
+//! the naive twin (`force_scan`), over a corpus split into a warm and a hot bucket; every way
+//! must give exactly the expected rows.
 //!
 //! File format (sections in this order; `#` lines are comments):
 //! ```text
@@ -115,11 +116,20 @@ fn write(root: &Path, g: &Golden) {
     }
 }
 
-/// Runs the query and renders the rows as CSV lines (event rows get their fields extracted, as
-/// the CLI does before printing).
-fn run_csv(root: &Path, query: &str, force_scan: bool) -> Result<Vec<String>, String> {
-    let (mut rows, stats) =
-        collect(root, &request(query, force_scan)).map_err(|e| e.to_string())?;
+/// Runs the query with `pipelines` batch pipelines and renders the rows as CSV lines (event rows
+/// get their fields extracted, as the CLI does before printing).
+fn run_csv(
+    root: &Path,
+    query: &str,
+    force_scan: bool,
+    pipelines: usize,
+) -> Result<Vec<String>, String> {
+    let (mut rows, stats) = collect_with(
+        root,
+        &request(query, force_scan),
+        &common::pipelines(pipelines),
+    )
+    .map_err(|e| e.to_string())?;
     if !stats.transforming {
         rows.iter_mut().for_each(|r| r.extract_all());
     }
@@ -147,13 +157,14 @@ fn golden_queries() {
         };
         let dir = tempfile::tempdir().unwrap();
         write(dir.path(), &g);
-        for force_scan in [false, true] {
+        let strategies = PIPELINES.iter().map(|&n| (false, n)).chain([(true, 1)]);
+        for (force_scan, n) in strategies {
             let path = if force_scan {
-                "naive scan"
+                "naive scan".to_string()
             } else {
-                "index path"
+                format!("index path, {n} pipelines")
             };
-            match run_csv(dir.path(), &g.query, force_scan) {
+            match run_csv(dir.path(), &g.query, force_scan, n) {
                 Ok(got) if got == g.expected => {}
                 Ok(got) => failures.push(format!(
                     "{name} ({path}): {}\n  expected:\n    {}\n  got:\n    {}",

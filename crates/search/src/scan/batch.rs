@@ -64,7 +64,7 @@ pub fn run(
                 }
             }
             while let Some((p, st)) = pending.remove(&merge_at) {
-                absorb(stats, st);
+                stats.absorb(st);
                 if let Err(e) = fin.merge(p) {
                     abort.store(true, Ordering::Relaxed);
                     keep_earliest(&mut first_err, merge_at, e);
@@ -150,17 +150,4 @@ fn read_bucket(
         exec.push(rows.drain(..).map(|(_, r)| r).collect())?;
     }
     Ok(())
-}
-
-/// Adds one bucket's stats to the search's.
-fn absorb(total: &mut SearchStats, part: SearchStats) {
-    total.buckets_pruned_time += part.buckets_pruned_time;
-    total.buckets_skipped_bloom += part.buckets_skipped_bloom;
-    total.buckets_read += part.buckets_read;
-    total.buckets_corrupt += part.buckets_corrupt;
-    total.events_candidate += part.events_candidate;
-    total.events_scanned += part.events_scanned;
-    total.events_matched += part.events_matched;
-    total.explain.extend(part.explain);
-    total.warnings.extend(part.warnings);
 }

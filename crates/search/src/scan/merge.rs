@@ -4,14 +4,16 @@
 //! merged, not concatenated. Buckets are taken in descending order of their name's time upper
 //! bound and a bucket is only opened once the merge frontier (the newest row not yet emitted)
 //! is not newer than that bound — before that, none of its events can come next. With `head N`
-//! the merge stops as soon as the executor says so, leaving older buckets unopened.
+//! the merge stops as soon as the executor says so, leaving older buckets unopened. Buckets are
+//! prepared (opened, candidates chosen and sorted) one or two ahead by a background thread
+//! ([`super::prefetch`]), so opening the next bucket overlaps reading the current ones.
 //!
 //! Naive twin: [`super::naive`] reads every event, sorts all matches by key and pushes them.
 
 use std::collections::{BinaryHeap, VecDeque};
 
-use super::candidates::open_candidates;
 use super::cursor::Cursor;
+use super::prefetch::Ahead;
 use super::sink::Sink;
 use super::source::{BucketRef, Key};
 use super::{is_corrupt, warn_corrupt, ScanCtx};
@@ -40,6 +42,20 @@ pub fn run(
             a.info.id,
         ))
     });
+    std::thread::scope(|s| {
+        let ahead = Ahead::start(s, ctx, &buckets);
+        merge(ctx, &buckets, &ahead, sink, stats)
+    })
+}
+
+/// The merge proper over `buckets` (in opening order), prepared by `ahead`.
+fn merge(
+    ctx: &ScanCtx<'_>,
+    buckets: &[BucketRef],
+    ahead: &Ahead,
+    sink: &mut Sink<'_>,
+    stats: &mut SearchStats,
+) -> Result<(), SearchError> {
     let mut lanes: Vec<Option<Lane>> = Vec::new();
     let mut heap: BinaryHeap<(Key, usize)> = BinaryHeap::new();
     let mut scratch: Vec<(Key, Row)> = Vec::new();
@@ -54,11 +70,11 @@ pub fn run(
                 break;
             }
             next += 1;
-            let Some(opened) = open_candidates(ctx, b, stats)? else {
+            let Some(cursor) = ahead.next(stats)? else {
                 continue;
             };
             let mut lane = Lane {
-                cursor: Cursor::new(b.clone(), opened, true),
+                cursor,
                 ready: VecDeque::new(),
             };
             if refill(ctx, &mut lane, &mut scratch, stats)? {

@@ -18,6 +18,7 @@ pub mod candidates;
 pub mod cursor;
 pub mod merge;
 pub mod naive;
+pub mod prefetch;
 pub mod sink;
 pub mod source;
 

@@ -7,7 +7,7 @@ use std::path::Path;
 use lode_event::{Event, Micros};
 use lode_search::ops::columns;
 use lode_search::row::Row;
-use lode_search::run::{run, SearchRequest, SearchStats};
+use lode_search::run::{run_with, RunOptions, SearchRequest, SearchStats};
 use lode_search::SearchError;
 use lode_store::{IndexConfig, IndexWriter};
 
@@ -78,10 +78,30 @@ pub fn request(query: &str, force_scan: bool) -> SearchRequest {
     }
 }
 
-/// Runs `req` over `root`, collecting every emitted row.
+/// Batch pipelines every split search is also run with (1 = single worker).
+pub const PIPELINES: &[usize] = &[1, 2, 4];
+
+/// Options with `n` batch pipelines.
+pub fn pipelines(n: usize) -> RunOptions {
+    RunOptions {
+        batch_search_max_pipeline: n,
+        ..RunOptions::default()
+    }
+}
+
+/// Runs `req` over `root` with the default options, collecting every emitted row.
 pub fn collect(root: &Path, req: &SearchRequest) -> Result<(Vec<Row>, SearchStats), SearchError> {
+    collect_with(root, req, &RunOptions::default())
+}
+
+/// Runs `req` over `root` with `opts`, collecting every emitted row.
+pub fn collect_with(
+    root: &Path,
+    req: &SearchRequest,
+    opts: &RunOptions,
+) -> Result<(Vec<Row>, SearchStats), SearchError> {
     let mut rows = Vec::new();
-    let stats = run(root, req, &mut |batch| {
+    let stats = run_with(root, req, opts, &mut |batch| {
         rows.extend(batch);
         Ok(())
     })?;
