@@ -144,12 +144,15 @@ impl Cursor {
                 StoreError::corrupt(&self.src.info.path, "dictionary id out of range")
             })
         };
-        if self.dense {
+        let empty: (&[i64], &[u32], &[u32], &[u32]) = (&[], &[], &[], &[]);
+        let (times, hosts, sources, types) = if self.dense {
             // Reports damage that the whole-column accessors would hide behind empty slices.
             b.prepare()?;
-        }
-        let (times, hosts, sources, types) =
-            (b.times(), b.host_ids(), b.source_ids(), b.sourcetype_ids());
+            (b.times(), b.host_ids(), b.source_ids(), b.sourcetype_ids())
+        } else {
+            // Untouched when sparse: the whole-column accessors would decode every block.
+            empty
+        };
         let beyond = || StoreError::corrupt(&self.src.info.path, "event number beyond the columns");
         for &num in &self.sorted {
             let n = num as usize;

@@ -252,9 +252,23 @@ pub fn decode_block_at(
 pub fn decode_all(path: &Path, head: &Head, blocks: &[u8]) -> Result<Columns, StoreError> {
     let mut cols = Columns::new();
     let n = head.events as usize;
+    // Exact sizes up front: growing ~40 MB of vectors block by block would copy and fault
+    // pages again at every doubling.
     for v in [&mut cols.times, &mut cols.index_times] {
         v.reserve_exact(n);
     }
+    for v in [
+        &mut cols.slice,
+        &mut cols.offset,
+        &mut cols.raw_len,
+        &mut cols.host,
+        &mut cols.source,
+        &mut cols.sourcetype,
+        &mut cols.linecount,
+    ] {
+        v.reserve_exact(n);
+    }
+    cols.field_start.reserve_exact(n);
     let mut dec = zstd::bulk::Decompressor::new().map_err(|e| StoreError::io(path, e))?;
     let mut out = Vec::new();
     for (i, e) in head.blocks.iter().enumerate() {
