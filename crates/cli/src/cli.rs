@@ -130,6 +130,10 @@ pub struct GenArgs {
 pub enum BenchScenario {
     /// Ingest a generated corpus, then the rare/super-sparse/sparse/dense searches.
     Standard,
+    /// A local server; 8 clients send `<1-3 words> | head 10` searches for `--seconds`.
+    Service,
+    /// Ingest through a local server at full speed while 4 searches run continuously.
+    Burst,
 }
 
 #[derive(Debug, Args)]
@@ -152,6 +156,9 @@ pub struct BenchArgs {
     /// Keep the bench home here instead of a temporary directory.
     #[arg(long)]
     pub keep: Option<PathBuf>,
+    /// Measured duration of the `service` scenario, seconds.
+    #[arg(long, default_value_t = 20)]
+    pub seconds: u64,
 }
 
 #[derive(Debug, Args)]

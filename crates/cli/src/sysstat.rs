@@ -1,4 +1,4 @@
-//! Process figures from `/proc`: CPU time used and peak resident memory.
+//! Process figures from `/proc`: CPU time used, peak resident memory and I/O counters.
 
 /// Clock ticks per second of `/proc/<pid>/stat` times (USER_HZ, 100 on every Linux platform
 /// Lode targets).
@@ -6,7 +6,16 @@ const USER_HZ: f64 = 100.0;
 
 /// User + system CPU seconds used so far by this process (all threads).
 pub fn cpu_seconds() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+    stat_cpu_seconds("/proc/self/stat")
+}
+
+/// User + system CPU seconds used so far by the calling thread alone.
+pub fn thread_cpu_seconds() -> f64 {
+    stat_cpu_seconds("/proc/thread-self/stat")
+}
+
+fn stat_cpu_seconds(path: &str) -> f64 {
+    let Ok(stat) = std::fs::read_to_string(path) else {
         return 0.0;
     };
     // Fields after the command name (which is in parentheses and may contain spaces).
@@ -41,6 +50,69 @@ fn status_kib(key: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// I/O counters of this process (all threads) from `/proc/self/io`; zeros where unavailable.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct IoCounters {
+    /// Read system calls (`read`, `pread`, …) made.
+    pub syscr: u64,
+    /// Write system calls made.
+    pub syscw: u64,
+    /// Bytes the storage layer fetched for this process (page-cache hits excluded), bytes.
+    pub read_bytes: u64,
+    /// Bytes this process caused to be sent to storage, bytes.
+    pub write_bytes: u64,
+}
+
+impl IoCounters {
+    /// Counters now.
+    pub fn now() -> IoCounters {
+        std::fs::read_to_string("/proc/self/io")
+            .map(|s| IoCounters::parse(&s))
+            .unwrap_or_default()
+    }
+
+    /// Parses the text of `/proc/<pid>/io`; missing or bad lines count 0.
+    pub fn parse(text: &str) -> IoCounters {
+        let mut c = IoCounters::default();
+        for line in text.lines() {
+            let Some((k, v)) = line.split_once(':') else {
+                continue;
+            };
+            let v = v.trim().parse().unwrap_or(0);
+            match k.trim() {
+                "syscr" => c.syscr = v,
+                "syscw" => c.syscw = v,
+                "read_bytes" => c.read_bytes = v,
+                "write_bytes" => c.write_bytes = v,
+                _ => {}
+            }
+        }
+        c
+    }
+
+    /// Counts since `earlier` (saturating: counters never go back).
+    pub fn since(&self, earlier: &IoCounters) -> IoCounters {
+        IoCounters {
+            syscr: self.syscr.saturating_sub(earlier.syscr),
+            syscw: self.syscw.saturating_sub(earlier.syscw),
+            read_bytes: self.read_bytes.saturating_sub(earlier.read_bytes),
+            write_bytes: self.write_bytes.saturating_sub(earlier.write_bytes),
+        }
+    }
+}
+
+/// Current resident set size of this process in bytes (VmRSS).
+pub fn rss_bytes() -> u64 {
+    status_kib("VmRSS:") * 1024
+}
+
+/// The 1, 5 and 15 minute load averages as `/proc/loadavg` writes them ("3.64 3.95 4.26").
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
 /// Total size of the files under `dir`, in bytes.
 pub fn dir_bytes(dir: &std::path::Path) -> u64 {
     let Ok(rd) = std::fs::read_dir(dir) else {
@@ -66,5 +138,33 @@ mod tests {
         assert!(x > 0);
         assert!(super::peak_rss_bytes() > 0);
         assert!(super::cpu_seconds() >= 0.0);
+        assert!(super::rss_bytes() > 0);
+        assert!(super::thread_cpu_seconds() <= super::cpu_seconds() + 0.01);
+    }
+
+    #[test]
+    fn io_counters_parse_and_subtract() {
+        let text = "rchar: 10\nwchar: 20\nsyscr: 3\nsyscw: 4\nread_bytes: 4096\nwrite_bytes: 8192\ncancelled_write_bytes: 0\n";
+        let c = super::IoCounters::parse(text);
+        assert_eq!(
+            (c.syscr, c.syscw, c.read_bytes, c.write_bytes),
+            (3, 4, 4096, 8192)
+        );
+        let d = c.since(&super::IoCounters {
+            syscr: 1,
+            syscw: 9,
+            ..Default::default()
+        });
+        assert_eq!((d.syscr, d.syscw, d.read_bytes), (2, 0, 4096));
+        assert_eq!(
+            super::IoCounters::parse("garbage"),
+            super::IoCounters::default()
+        );
+        // Writing a file makes at least one write system call.
+        let before = super::IoCounters::now();
+        let f = std::env::temp_dir().join(format!("lode-sysstat-{}", std::process::id()));
+        std::fs::write(&f, b"x").unwrap();
+        std::fs::remove_file(&f).unwrap();
+        assert!(super::IoCounters::now().syscw > before.syscw);
     }
 }

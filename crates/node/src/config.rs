@@ -52,6 +52,12 @@ pub struct ServerSettings {
     pub batch_events: usize,
     /// `[pipeline] queueCapacity`: capacity of each inter-stage queue.
     pub queue_capacity: usize,
+    /// `[search] max_concurrent`: searches the server runs at once (0 = 2 × cores).
+    pub search_max_concurrent: usize,
+    /// `[search] max_queued`: searches waiting for a slot before new ones get 503.
+    pub search_max_queued: usize,
+    /// `[search] bucket_cache_mb`: byte budget of the warm-bucket reader cache, MiB (0 = off).
+    pub search_bucket_cache_mb: u64,
 }
 
 fn value<'a>(
@@ -157,6 +163,9 @@ pub fn load_server(etc: &Path) -> Result<(ServerSettings, Vec<Warning>), ConfErr
         pipeline_sets: 1,
         batch_events: 2048,
         queue_capacity: 64,
+        search_max_concurrent: 0,
+        search_max_queued: 256,
+        search_bucket_cache_mb: 256,
     };
     let mut warnings = Vec::new();
     for stanza in conf.stanzas() {
@@ -172,6 +181,15 @@ pub fn load_server(etc: &Path) -> Result<(ServerSettings, Vec<Warning>), ConfErr
                 }
                 ("pipeline", "queueCapacity") => {
                     s.queue_capacity = parse_num(&e.value, "queueCapacity", &at)?
+                }
+                ("search", "max_concurrent") => {
+                    s.search_max_concurrent = parse_num(&e.value, "max_concurrent", &at)?
+                }
+                ("search", "max_queued") => {
+                    s.search_max_queued = parse_num(&e.value, "max_queued", &at)?
+                }
+                ("search", "bucket_cache_mb") => {
+                    s.search_bucket_cache_mb = parse_num(&e.value, "bucket_cache_mb", &at)?
                 }
                 _ => warnings.push(Warning {
                     origin: e.origin.to_string(),

@@ -328,7 +328,11 @@ mod tests {
                     max_time_secs: 0,
                 };
                 let direct = open_bucket(&info).unwrap();
-                assert_eq!(answer(cached.as_ref()), answer(direct.as_ref()), "round {round}");
+                assert_eq!(
+                    answer(cached.as_ref()),
+                    answer(direct.as_ref()),
+                    "round {round}"
+                );
                 assert!(c.stats().bytes <= c.budget());
             }
         }
@@ -372,7 +376,10 @@ mod tests {
         c.retain_listed(&dir.path().join("main"), &kept);
         let s = c.stats();
         assert_eq!(s.entries, 2);
-        assert_eq!(s.bytes, estimate_bytes(&paths[0], 50) + estimate_bytes(&paths[2], 50));
+        assert_eq!(
+            s.bytes,
+            estimate_bytes(&paths[0], 50) + estimate_bytes(&paths[2], 50)
+        );
     }
 
     #[test]

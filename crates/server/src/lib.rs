@@ -9,6 +9,7 @@
 pub mod error;
 pub mod format;
 pub mod internal;
+pub mod limits;
 pub mod routes;
 
 use std::path::PathBuf;
@@ -29,6 +30,24 @@ pub struct AppState {
     pub node: Arc<lode_node::Node>,
     /// `$LODE_HOME/var/lib/lode`, for searches.
     pub index_root: PathBuf,
+    /// Admission of concurrent searches.
+    pub limits: Arc<limits::SearchLimiter>,
+}
+
+impl AppState {
+    /// The state for `node` with the search limits of its server.conf (`[search]
+    /// max_concurrent`, `max_queued`). Also gives the process-wide warm-bucket reader cache its
+    /// budget (`[search] bucket_cache_mb`): a server's searches share opened buckets.
+    pub fn new(node: Arc<lode_node::Node>, index_root: PathBuf) -> AppState {
+        let s = node.server_settings();
+        lode_search::cache::configure(s.search_bucket_cache_mb.saturating_mul(1024 * 1024));
+        let limits = limits::SearchLimiter::new(s.search_max_concurrent, s.search_max_queued);
+        AppState {
+            node,
+            index_root,
+            limits: Arc::new(limits),
+        }
+    }
 }
 
 /// The router, testable without a socket.

@@ -26,10 +26,30 @@ pub fn router() -> Router<AppState> {
             post(ingest).layer(DefaultBodyLimit::max(MAX_INGEST_BODY)),
         )
         .route("/lode/roll", post(roll))
+        .route("/lode/metrics", get(metrics))
 }
 
-async fn health() -> Json<serde_json::Value> {
-    Json(serde_json::json!({ "status": "ok" }))
+/// Liveness and load: running and queued searches, reader-cache counters. Answered on the
+/// reactor without waiting for any search slot.
+async fn health(State(st): State<AppState>) -> Json<serde_json::Value> {
+    let c = lode_search::cache::global().stats();
+    Json(serde_json::json!({
+        "status": "ok",
+        "searches": {
+            "running": st.limits.running(),
+            "queued": st.limits.queued(),
+            "max_concurrent": st.limits.max_running(),
+            "max_queued": st.limits.max_queued(),
+        },
+        "bucket_cache": {
+            "entries": c.entries,
+            "bytes": c.bytes,
+            "budget": c.budget,
+            "hits": c.hits,
+            "misses": c.misses,
+            "evictions": c.evictions,
+        },
+    }))
 }
 
 /// Parameters of a search request (query string or form body).
@@ -58,13 +78,16 @@ async fn search_post(
     search(st, p).await
 }
 
-/// Runs the search on the blocking pool and streams rows as JSON lines. Errors found before the
+/// Waits for a search slot ([`crate::limits`]; 503 when the queue is full), runs the search on
+/// the blocking pool holding the slot, and streams rows as JSON lines. Errors found before the
 /// first row (syntax, unknown command) become a 400; a failure after rows were sent ends the
-/// stream with an `{"error": …}` line.
+/// stream with an `{"error": …}` line. A client that goes away stops the search at its next
+/// batch of rows.
 async fn search(st: AppState, p: SearchParams) -> Result<Response, ApiError> {
     // Validate the syntax up front so that a bad search gets a proper status code.
     lode_spl::parse(&p.q)
         .map_err(|e| ApiError::BadRequest(format!("Error in search: {}", e.message)))?;
+    let permit = st.limits.acquire().await?;
     let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(16);
     let req = lode_search::run::SearchRequest {
         query: p.q,
@@ -76,6 +99,7 @@ async fn search(st: AppState, p: SearchParams) -> Result<Response, ApiError> {
         force_scan: false,
     };
     tokio::task::spawn_blocking(move || {
+        let _slot = permit;
         let result = lode_search::run::run(&st.index_root, &req, &mut |rows| {
             let mut buf = Vec::with_capacity(rows.len() * 256);
             for mut row in rows {
@@ -188,6 +212,32 @@ async fn ingest(
         "dropped": report.dropped,
         "truncated": report.truncated,
     })))
+}
+
+/// Queue fill levels of every pipeline set, as Splunk's `metrics.log` names them
+/// (`group=queue`, `ingest_pipe`, `name=parsingqueue|aggqueue|typingqueue|indexqueue`,
+/// `current_size`, `max_size` and `largest_size` in messages, `blocked` = sends that waited).
+async fn metrics(State(st): State<AppState>) -> Json<serde_json::Value> {
+    let queues: Vec<serde_json::Value> = st
+        .node
+        .queue_metrics()
+        .iter()
+        .map(|m| {
+            serde_json::json!({
+                "group": "queue",
+                "ingest_pipe": m.set,
+                "name": m.name,
+                "current_size": m.current_size,
+                "max_size": m.max_size,
+                "largest_size": m.largest_size,
+                "blocked": m.blocked,
+            })
+        })
+        .collect();
+    Json(serde_json::json!({
+        "pipeline_sets": st.node.pipeline_sets(),
+        "queues": queues,
+    }))
 }
 
 async fn roll(

@@ -62,10 +62,7 @@ pub fn serve(home: &Home, listen: Option<String>, on_ready: impl FnOnce(&str)) -
     let listen = listen.unwrap_or_else(|| node.server_settings().listen.clone());
     let node = Arc::new(node);
     let forwarder = lode_server::internal::start(node.clone(), super::add::local_host());
-    let state = lode_server::AppState {
-        node: node.clone(),
-        index_root: home.index_root(),
-    };
+    let state = lode_server::AppState::new(node.clone(), home.index_root());
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -59,12 +59,59 @@ struct Report {
     searches: Vec<SearchFigures>,
 }
 
+mod burst;
+mod service;
+
 /// Runs the chosen scenario.
 pub fn run(args: BenchArgs) -> CliResult {
     match args.scenario {
         crate::cli::BenchScenario::Standard => standard(args),
+        crate::cli::BenchScenario::Service => service::run(&args),
+        crate::cli::BenchScenario::Burst => burst::run(&args),
     }
 }
+
+/// Generates the corpus of `args` into `<home>/bench-corpus` (its four files and summary).
+fn generate(home: &Home, args: &BenchArgs) -> CliResult<(std::path::PathBuf, GenSummary)> {
+    home.ensure_layout()?;
+    let corpus = home.root().join("bench-corpus");
+    eprintln!(
+        "lode bench: generating {} of data (seed {})…",
+        super::add::human_bytes(args.size),
+        args.seed
+    );
+    let cfg = GenConfig {
+        seed: args.seed,
+        total_bytes: args.size,
+        ..GenConfig::default()
+    };
+    let bar = crate::progress::bytes(args.size, "generating");
+    let summary = lode_gen::write_dir(cfg, &corpus, &mut |n| bar.set_position(n))
+        .map_err(|e| CliError::new(FAILURE, format!("generating the corpus failed: {e}")))?;
+    bar.finish_and_clear();
+    Ok((corpus, summary))
+}
+
+/// Generates the corpus of `args` and ingests it into `home`'s `main` index (then deletes it).
+fn generate_and_ingest(home: &Home, args: &BenchArgs) -> CliResult<IngestFigures> {
+    let (corpus, summary) = generate(home, args)?;
+    eprintln!("lode bench: ingesting…");
+    let figures = ingest(home, &corpus, &summary)?;
+    std::fs::remove_dir_all(&corpus).ok();
+    Ok(figures)
+}
+
+/// Writes `report` as JSON to `--json FILE` when given.
+fn write_json(args: &BenchArgs, report: &impl Serialize) -> CliResult {
+    if let Some(path) = &args.json {
+        let f = File::create(path)
+            .map_err(|e| CliError::new(FAILURE, format!("cannot write {}: {e}", path.display())))?;
+        serde_json::to_writer_pretty(f, report)
+            .map_err(|e| CliError::new(FAILURE, e.to_string()))?;
+    }
+    Ok(())
+}
+
 
 /// The standard scenario: generate, ingest, the four search classes.
 fn standard(args: BenchArgs) -> CliResult {
