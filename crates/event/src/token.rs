@@ -75,7 +75,9 @@ impl Tokenizer {
     /// Terms longer than [`MAX_TOKEN_LEN`] are skipped.
     pub fn for_each(&mut self, text: &[u8], mut f: impl FnMut(&[u8])) {
         self.buf.clear();
-        self.buf.extend(text.iter().map(|b| b.to_ascii_lowercase()));
+        // Copy then lowercase in place: both vectorise (a mapped `extend` goes byte by byte).
+        self.buf.extend_from_slice(text);
+        self.buf.make_ascii_lowercase();
         let buf = &self.buf;
         let n = buf.len();
         let mut i = 0;

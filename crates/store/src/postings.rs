@@ -86,11 +86,19 @@ fn encode_entry(
         prev = x;
     }
     let mut kind = KIND_DELTAS;
-    let mut runs = Vec::new();
-    encode_runs(list, &mut runs);
-    if runs.len() < scratch.len() {
-        std::mem::swap(scratch, &mut runs);
-        kind = KIND_RUNS;
+    // Runs only pay when some numbers are consecutive; they are written after the deltas in
+    // `scratch` and moved down when smaller.
+    let deltas_len = scratch.len();
+    if list.windows(2).any(|w| w[1] == w[0] + 1) {
+        encode_runs(list, scratch);
+        let runs_len = scratch.len() - deltas_len;
+        if runs_len < deltas_len {
+            scratch.copy_within(deltas_len.., 0);
+            scratch.truncate(runs_len);
+            kind = KIND_RUNS;
+        } else {
+            scratch.truncate(deltas_len);
+        }
     }
     if list.len() >= ROARING_MIN_LEN {
         let bm = RoaringBitmap::from_sorted_iter(list.iter().copied())

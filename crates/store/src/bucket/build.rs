@@ -22,12 +22,19 @@ pub(crate) trait SliceSink {
 #[derive(Default)]
 struct Dict {
     ids: HashMap<String, u32>,
+    /// Id returned last: consecutive events mostly share host, source and sourcetype, so a
+    /// comparison with that name usually saves the hash lookup.
+    last: Option<u32>,
 }
 
 impl Dict {
     /// Id of `name`, interning it (one allocation per distinct name only).
     fn intern(&mut self, name: &str, names: &mut Vec<String>, stats: &mut Vec<ValueStats>) -> u32 {
+        if let Some(id) = self.last.filter(|&id| names[id as usize] == name) {
+            return id;
+        }
         if let Some(&id) = self.ids.get(name) {
+            self.last = Some(id);
             return id;
         }
         let id = names.len() as u32;
@@ -39,6 +46,7 @@ impl Dict {
             first_time: i64::MAX,
             last_time: i64::MIN,
         });
+        self.last = Some(id);
         id
     }
 }
@@ -117,8 +125,7 @@ impl Builder {
         m.max_time = m.max_time.max(e.time);
         m.event_count += 1;
         m.raw_bytes += e.raw.len() as u64;
-        self.terms.add_event(num, e);
-        Ok(())
+        self.terms.add_event(num, e)
     }
 
     /// The uncompressed bytes of the slice being filled (its number is the count of slices

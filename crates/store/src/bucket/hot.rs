@@ -146,10 +146,9 @@ impl HotBucket {
         self.cols.len() as u32
     }
 
-    fn bitmap(&self, list: &[u32]) -> RoaringBitmap {
+    fn bitmap(&self, list: impl Iterator<Item = u32>) -> RoaringBitmap {
         let n = self.n();
-        let end = list.partition_point(|&x| x < n);
-        RoaringBitmap::from_sorted_iter(list[..end].iter().copied()).unwrap_or_default()
+        RoaringBitmap::from_sorted_iter(list.take_while(|&x| x < n)).unwrap_or_default()
     }
 }
 
@@ -209,7 +208,7 @@ impl BucketRead for HotBucket {
         ix.builder
             .terms
             .get(&term.to_ascii_lowercase())
-            .is_some_and(|l| l.first().is_some_and(|&x| x < self.n()))
+            .is_some_and(|l| l.first().is_some_and(|x| x < self.n()))
     }
     fn eval(&self, q: &TermQuery) -> Result<RoaringBitmap, StoreError> {
         eval(self, q)

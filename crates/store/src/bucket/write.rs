@@ -60,16 +60,19 @@ fn write_terms(dir: &Path, terms: TermIndex) -> Result<(), StoreError> {
     let mut post = Vec::new();
     let mut lex = MapBuilder::memory();
     let mut scratch = Vec::new();
+    let mut list = Vec::new();
     let post_path = dir.join(POSTINGS_FILE);
     let mut blocks = JournalSink::create(&post_path, magic::POSTINGS)?;
     let mut block_no = 0u32;
-    for (term, list) in &sorted {
+    for (term, postings) in sorted.iter() {
+        list.clear();
+        list.extend(postings);
         if post.len() >= postings::BLOCK_TARGET_BYTES {
             blocks.put(block_no, &post)?;
             post.clear();
             block_no += 1;
         }
-        let value = postings::encode_in_block(list, block_no as u64, &mut post, &mut scratch)
+        let value = postings::encode_in_block(&list, block_no as u64, &mut post, &mut scratch)
             .at(&post_path)?;
         lex.insert(term, value)
             .map_err(|e| StoreError::corrupt(&lex_path, format!("lexicon build: {e}")))?;
