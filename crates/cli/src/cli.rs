@@ -130,6 +130,8 @@ pub struct GenArgs {
 pub enum BenchScenario {
     /// Ingest a generated corpus, then the rare/super-sparse/sparse/dense searches.
     Standard,
+    /// Batch-mode searches (stats, timechart) over ≥ 8 buckets with 1 and N search pipelines.
+    Batch,
     /// A local server; 8 clients send `<1-3 words> | head 10` searches for `--seconds`.
     Service,
     /// Ingest through a local server at full speed while 4 searches run continuously.

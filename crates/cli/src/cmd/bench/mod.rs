@@ -62,10 +62,13 @@ struct Report {
 mod burst;
 mod service;
 
+mod batch;
+
 /// Runs the chosen scenario.
 pub fn run(args: BenchArgs) -> CliResult {
     match args.scenario {
         crate::cli::BenchScenario::Standard => standard(args),
+        crate::cli::BenchScenario::Batch => batch::run(&args),
         crate::cli::BenchScenario::Service => service::run(&args),
         crate::cli::BenchScenario::Burst => burst::run(&args),
     }
