@@ -58,6 +58,9 @@ pub struct ServerSettings {
     pub search_max_queued: usize,
     /// `[search] bucket_cache_mb`: byte budget of the warm-bucket reader cache, MiB (0 = off).
     pub search_bucket_cache_mb: u64,
+    /// `[search] batch_search_max_pipeline`: parallel pipelines of a batch-mode search
+    /// (0 = the number of cores).
+    pub search_batch_max_pipeline: usize,
 }
 
 fn value<'a>(
@@ -166,6 +169,7 @@ pub fn load_server(etc: &Path) -> Result<(ServerSettings, Vec<Warning>), ConfErr
         search_max_concurrent: 0,
         search_max_queued: 256,
         search_bucket_cache_mb: 256,
+        search_batch_max_pipeline: 0,
     };
     let mut warnings = Vec::new();
     for stanza in conf.stanzas() {
@@ -190,6 +194,10 @@ pub fn load_server(etc: &Path) -> Result<(ServerSettings, Vec<Warning>), ConfErr
                 }
                 ("search", "bucket_cache_mb") => {
                     s.search_bucket_cache_mb = parse_num(&e.value, "bucket_cache_mb", &at)?
+                }
+                ("search", "batch_search_max_pipeline") => {
+                    s.search_batch_max_pipeline =
+                        parse_num(&e.value, "batch_search_max_pipeline", &at)?
                 }
                 _ => warnings.push(Warning {
                     origin: e.origin.to_string(),
