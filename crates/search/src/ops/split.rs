@@ -124,3 +124,105 @@ impl FinalExec {
         Executor::from_ops(ops, true, None).finish(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::tests::{ctx, rows_of};
+
+    fn commands(q: &str) -> Vec<Command> {
+        let mut c = lode_spl::parse(q).unwrap().commands;
+        c.remove(0);
+        c
+    }
+
+    fn data() -> Vec<Row> {
+        let mut rows = Vec::new();
+        for i in 0..60 {
+            let host = format!("h{}", (i * 7) % 5);
+            let user = ["ann", "bob", "cy"][i % 3];
+            let t = format!("{}", 1_700_000_000 + i * 37);
+            let n = format!("{}", i % 11);
+            rows.extend(rows_of(
+                &["_time", "host", "user", "n"],
+                &[&[&t, &host, user, &n]],
+            ));
+        }
+        rows
+    }
+
+    /// The naive twin: every row through the unsplit executor.
+    fn unsplit(cmds: &[Command], rows: Vec<Row>) -> Vec<String> {
+        let mut exec = Executor::new(cmds, ctx()).unwrap();
+        let mut out = Vec::new();
+        exec.push(rows, &mut out).unwrap();
+        exec.finish(&mut out).unwrap();
+        out.iter().map(|r| format!("{r:?}")).collect()
+    }
+
+    /// Rows cut into `parts` chunks; each chunk's partial taken from a round-robin of two
+    /// workers, merged in chunk order.
+    fn split_run(cmds: &[Command], rows: Vec<Row>, parts: usize) -> Vec<String> {
+        let split = Split::new(cmds, ctx(), Limits::default()).unwrap().unwrap();
+        let mut workers = [split.worker().unwrap(), split.worker().unwrap()];
+        let mut fin = split.final_exec().unwrap();
+        let size = rows.len().div_ceil(parts);
+        let mut rows = rows.into_iter();
+        for i in 0..parts {
+            let chunk: Vec<Row> = rows.by_ref().take(size).collect();
+            let w = &mut workers[i % 2];
+            w.push(chunk).unwrap();
+            fin.merge(w.take()).unwrap();
+        }
+        let mut out = Vec::new();
+        fin.finish(&mut out).unwrap();
+        out.iter().map(|r| format!("{r:?}")).collect()
+    }
+
+    #[test]
+    fn merged_partials_equal_one_pass() {
+        for q in [
+            "* | stats count sum(n) avg(n) dc(user) values(user) min(n) max(n) by host",
+            "* | where n > 2 | stats count",
+            "* | top user by host",
+            "* | rare limit=2 n",
+            "* | eval k=n % 3 | timechart span=10m count by k",
+            "* | timechart max(n)",
+            "* | stats count by user | sort - count | head 2",
+        ] {
+            let cmds = commands(q);
+            let want = unsplit(&cmds, data());
+            for parts in [1, 2, 7] {
+                assert_eq!(
+                    split_run(&cmds, data(), parts),
+                    want,
+                    "{q} in {parts} parts"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn only_streaming_prefixes_split() {
+        assert!(Split::new(
+            &commands("* | head 3 | stats count"),
+            ctx(),
+            Limits::default()
+        )
+        .unwrap()
+        .is_none());
+        assert!(
+            Split::new(&commands("* | table a"), ctx(), Limits::default())
+                .unwrap()
+                .is_none()
+        );
+        assert!(matches!(
+            Split::new(
+                &commands("* | stats count | eval x=nosuch(1)"),
+                ctx(),
+                Limits::default()
+            ),
+            Err(SearchError::User(_))
+        ));
+    }
+}
