@@ -132,6 +132,8 @@ pub enum BenchScenario {
     Standard,
     /// Batch-mode searches (stats, timechart) over ≥ 8 buckets with 1 and N search pipelines.
     Batch,
+    /// Ingest one corpus with 1, 2 and 4 pipeline sets (parallelIngestionPipelines).
+    Pipelines,
     /// A local server; 8 clients send `<1-3 words> | head 10` searches for `--seconds`.
     Service,
     /// Ingest through a local server at full speed while 4 searches run continuously.

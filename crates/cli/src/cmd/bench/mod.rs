@@ -60,6 +60,7 @@ struct Report {
 }
 
 mod burst;
+mod pipelines;
 mod service;
 
 mod batch;
@@ -69,6 +70,7 @@ pub fn run(args: BenchArgs) -> CliResult {
     match args.scenario {
         crate::cli::BenchScenario::Standard => standard(args),
         crate::cli::BenchScenario::Batch => batch::run(&args),
+        crate::cli::BenchScenario::Pipelines => pipelines::run(&args),
         crate::cli::BenchScenario::Service => service::run(&args),
         crate::cli::BenchScenario::Burst => burst::run(&args),
     }
@@ -114,7 +116,6 @@ fn write_json(args: &BenchArgs, report: &impl Serialize) -> CliResult {
     }
     Ok(())
 }
-
 
 /// The standard scenario: generate, ingest, the four search classes.
 fn standard(args: BenchArgs) -> CliResult {

@@ -1,0 +1,264 @@
+//! `lode bench --scenario pipelines`: the same generated corpus ingested with 1, 2 and 4
+//! pipeline sets (`parallelIngestionPipelines`), each into a fresh home.
+//!
+//! Every generated file is cut into [`PARTS`] parts at event boundaries and all parts are sent as
+//! concurrent streams, so even 4 sets each get several streams. Each run is measured from opening
+//! the node to closing it (every hot bucket rolled to warm), with CPU seconds from
+//! `/proc/self/stat` and the peak RSS of the run (VmHWM, reset before each run).
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use lode_gen::GenConfig;
+use lode_ingest::SourceMeta;
+use lode_node::{Home, Node};
+use serde::Serialize;
+
+use crate::cli::BenchArgs;
+use crate::exit::{CliError, CliResult, FAILURE};
+use crate::sysstat;
+
+/// Pipeline-set counts measured, in order.
+const SETS: [usize; 3] = [1, 2, 4];
+/// Parts (concurrent streams) each generated file is cut into.
+const PARTS: u64 = 4;
+/// The generated files and their sourcetypes.
+const FILES: [(&str, &str); 4] = [
+    ("syslog.log", "syslog"),
+    ("access.log", "access_combined"),
+    ("app.json", "_json"),
+    ("app_java.log", "log4j"),
+];
+
+/// Figures of one run.
+#[derive(Debug, Serialize)]
+struct Run {
+    sets: usize,
+    streams: usize,
+    raw_bytes: u64,
+    events: u64,
+    seconds: f64,
+    cpu_seconds: f64,
+    mb_per_s: f64,
+    mb_per_s_per_core: f64,
+    events_per_s: f64,
+    cores_used: f64,
+    peak_rss_mb: f64,
+    speedup_vs_1: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    machine: String,
+    load_average: String,
+    corpus_bytes: u64,
+    runs: Vec<Run>,
+}
+
+/// One stream: a byte range of a generated file.
+struct Part {
+    path: PathBuf,
+    sourcetype: &'static str,
+    start: u64,
+    len: u64,
+}
+
+/// Runs the scenario.
+pub fn run(args: &BenchArgs) -> CliResult {
+    let root = tempfile::Builder::new()
+        .prefix("lode-bench-pipelines")
+        .tempdir()?;
+    let corpus = root.path().join("corpus");
+    eprintln!(
+        "lode bench: generating {} of data (seed {})…",
+        super::super::add::human_bytes(args.size),
+        args.seed
+    );
+    let cfg = GenConfig {
+        seed: args.seed,
+        total_bytes: args.size,
+        ..GenConfig::default()
+    };
+    let summary = lode_gen::write_dir(cfg, &corpus, &mut |_| {})
+        .map_err(|e| CliError::new(FAILURE, format!("generating the corpus failed: {e}")))?;
+    let mut parts = Vec::new();
+    for (name, sourcetype) in FILES {
+        parts.extend(split(&corpus.join(name), sourcetype, PARTS)?);
+    }
+    let mut runs: Vec<Run> = Vec::new();
+    for sets in SETS {
+        eprintln!("lode bench: ingesting with {sets} pipeline set(s)…");
+        let home = Home::new(root.path().join(format!("home{sets}")));
+        let mut run = ingest(&home, sets, &parts, summary.bytes)?;
+        run.speedup_vs_1 = runs.first().map_or(1.0, |r| r.seconds / run.seconds);
+        if run.events != summary.events {
+            return Err(CliError::new(
+                FAILURE,
+                format!(
+                    "{sets} sets stored {} events, the corpus has {}",
+                    run.events, summary.events
+                ),
+            ));
+        }
+        std::fs::remove_dir_all(home.root()).ok();
+        runs.push(run);
+    }
+    let report = Report {
+        machine: super::machine(),
+        load_average: std::fs::read_to_string("/proc/loadavg")
+            .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+            .unwrap_or_default(),
+        corpus_bytes: summary.bytes,
+        runs,
+    };
+    print(&report);
+    if let Some(path) = &args.json {
+        let f = File::create(path)
+            .map_err(|e| CliError::new(FAILURE, format!("cannot write {}: {e}", path.display())))?;
+        serde_json::to_writer_pretty(f, &report)
+            .map_err(|e| CliError::new(FAILURE, e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// Cuts `path` into `n` byte ranges, each ending at a newline followed by a line that does not
+/// start with white space (so a multi-line event is never cut).
+fn split(path: &Path, sourcetype: &'static str, n: u64) -> CliResult<Vec<Part>> {
+    let len = std::fs::metadata(path)?.len();
+    let mut f = BufReader::new(File::open(path)?);
+    let mut cuts = vec![0u64];
+    let mut line = Vec::new();
+    for k in 1..n {
+        let target = (len * k / n).max(*cuts.last().unwrap_or(&0));
+        f.seek(SeekFrom::Start(target))?;
+        let mut pos = target;
+        // Skip the rest of the current line, then lines that continue an event.
+        line.clear();
+        pos += f.read_until(b'\n', &mut line)? as u64;
+        loop {
+            let next = f.fill_buf()?;
+            if next.is_empty() || !matches!(next[0], b' ' | b'\t') {
+                break;
+            }
+            line.clear();
+            pos += f.read_until(b'\n', &mut line)? as u64;
+        }
+        cuts.push(pos.min(len));
+    }
+    cuts.push(len);
+    Ok(cuts
+        .windows(2)
+        .filter(|w| w[1] > w[0])
+        .map(|w| Part {
+            path: path.to_path_buf(),
+            sourcetype,
+            start: w[0],
+            len: w[1] - w[0],
+        })
+        .collect())
+}
+
+fn ingest(home: &Home, sets: usize, parts: &[Part], raw_bytes: u64) -> CliResult<Run> {
+    home.ensure_layout()?;
+    std::fs::write(
+        home.etc_local().join("server.conf"),
+        format!("[general]\nparallelIngestionPipelines = {sets}\n"),
+    )?;
+    // Reset the peak RSS so that each run reports its own (Linux: "5" clears VmHWM).
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    let cpu0 = sysstat::cpu_seconds();
+    let t0 = Instant::now();
+    let node = Node::open(home).map_err(super::super::node_error)?;
+    let events = std::thread::scope(|s| {
+        let handles: Vec<_> = parts
+            .iter()
+            .enumerate()
+            .map(|(i, part)| {
+                let node = &node;
+                s.spawn(move || -> Result<u64, String> {
+                    let mut f = File::open(&part.path)
+                        .map_err(|e| format!("{}: {e}", part.path.display()))?;
+                    f.seek(SeekFrom::Start(part.start))
+                        .map_err(|e| e.to_string())?;
+                    let meta = SourceMeta {
+                        host: "bench".into(),
+                        source: format!("{}#{i}", part.path.display()),
+                        sourcetype: part.sourcetype.to_string(),
+                        index: "main".into(),
+                    };
+                    let r = node
+                        .ingest(meta, &mut f.take(part.len), &mut |_| {})
+                        .map_err(|e| e.to_string())?;
+                    Ok(r.events)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .map_err(|_| "ingest thread panicked".to_string())
+                    .and_then(|r| r)
+            })
+            .sum::<Result<u64, String>>()
+    })
+    .map_err(|e| CliError::new(FAILURE, e))?;
+    node.close()
+        .map_err(|e| CliError::new(FAILURE, e.to_string()))?;
+    let seconds = t0.elapsed().as_secs_f64();
+    let cpu = sysstat::cpu_seconds() - cpu0;
+    let mb = raw_bytes as f64 / 1e6;
+    Ok(Run {
+        sets,
+        streams: parts.len(),
+        raw_bytes,
+        events,
+        seconds,
+        cpu_seconds: cpu,
+        mb_per_s: mb / seconds,
+        mb_per_s_per_core: if cpu > 0.0 { mb / cpu } else { 0.0 },
+        events_per_s: events as f64 / seconds,
+        cores_used: cpu / seconds,
+        peak_rss_mb: sysstat::peak_rss_bytes() as f64 / 1e6,
+        speedup_vs_1: 1.0,
+    })
+}
+
+fn print(r: &Report) {
+    println!("machine: {}", r.machine);
+    println!("load average at the end: {}", r.load_average);
+    println!("corpus: {:.0} MB", r.corpus_bytes as f64 / 1e6);
+    println!();
+    println!(
+        "{:>5} {:>8} {:>10} {:>8} {:>8} {:>9} {:>12} {:>11} {:>7} {:>9} {:>8}",
+        "sets",
+        "streams",
+        "events",
+        "wall s",
+        "cpu s",
+        "MB/s",
+        "MB/s/core",
+        "events/s",
+        "cores",
+        "peak MB",
+        "speedup"
+    );
+    for x in &r.runs {
+        println!(
+            "{:>5} {:>8} {:>10} {:>8.1} {:>8.1} {:>9.1} {:>12.1} {:>11.0} {:>7.2} {:>9.0} {:>7.2}x",
+            x.sets,
+            x.streams,
+            x.events,
+            x.seconds,
+            x.cpu_seconds,
+            x.mb_per_s,
+            x.mb_per_s_per_core,
+            x.events_per_s,
+            x.cores_used,
+            x.peak_rss_mb,
+            x.speedup_vs_1
+        );
+    }
+}
