@@ -7,14 +7,17 @@
 //! immutable, so an entry never goes stale; a bucket that leaves its index (frozen, quarantined)
 //! is dropped when the index is next listed ([`BucketCache::retain_listed`]).
 //!
-//! Policy: least recently used, under a byte budget. The store has no accessor for a reader's
-//! loaded size, so each entry is charged an *estimate* made from its file sizes and event count
-//! at insertion (see [`estimate_bytes`]): what the reader holds once fully loaded, so the budget
-//! is an upper bound. Eviction scans the entries for the oldest use: the map holds one entry per
-//! bucket (hundreds, not millions), so a scan costs less than one bucket open. A reader larger
-//! than the whole budget is returned uncached. Budget 0 disables the cache (every open goes to
-//! disk) — the default of the process-wide instance until [`configure`] is called, so one-shot
-//! CLI searches bypass it. Hot buckets are never cached here (the store keeps its own hot-bucket
+//! Policy: least recently used, under a byte budget. Each entry is charged what its reader
+//! holds: the bloom filter, slice table and metadata as on disk, the lexicon at its unpacked size
+//! (read from the packed file's length header — the reader loads it on first query), and the
+//! column blocks decoded so far (`ColumnsFile::blocks_decoded`, a store accessor) at an estimated
+//! size per block ([`COLUMN_BYTES_PER_EVENT`] per event plus the block's share of the columns
+//! file for fields). Readers grow as searches decode blocks, so the charge is re-measured at
+//! every use. Eviction scans the entries for the oldest use: the map holds one entry per bucket
+//! (hundreds, not millions), so a scan costs less than one bucket open. A reader larger than the
+//! whole budget is returned uncached. Budget 0 disables the cache (every open goes to disk) —
+//! the default of the process-wide instance until [`configure`] is called, so one-shot CLI
+//! searches bypass it. Hot buckets are never cached here (the store keeps its own hot-bucket
 //! index cache and a hot bucket changes with every append).
 //!
 //! Naive twin: `lode_store::open_bucket` for every search; results are identical by construction
@@ -34,12 +37,9 @@ pub type SharedReader = Arc<dyn BucketRead + Send + Sync>;
 /// Default byte budget of the server's cache.
 pub const DEFAULT_BUDGET_BYTES: u64 = 256 * 1024 * 1024;
 
-/// Decoded column bytes per event once every column block is decoded: two i64 times, seven u32
-/// columns, one u64 field offset (see `lode_store::columns::Columns`), rounded up.
-const COLUMN_BYTES_PER_EVENT: u64 = 56;
-/// Expansion of the zstd-packed lexicon file when unpacked into memory (measured on the bench
-/// corpus: packed fst files unpack to about 2.5× their size; 3 keeps the estimate an upper bound).
-const LEXICON_EXPANSION: u64 = 3;
+/// Decoded column bytes per event: two i64 times, seven u32 columns, one u64 field offset (see
+/// `lode_store::columns::Columns`), rounded up.
+pub const COLUMN_BYTES_PER_EVENT: u64 = 56;
 /// Fixed overhead per reader: struct, file handles, map entry, bytes.
 const READER_OVERHEAD: u64 = 4096;
 
@@ -61,8 +61,10 @@ pub struct CacheStats {
 }
 
 struct Entry {
-    reader: SharedReader,
-    /// Estimated bytes charged against the budget.
+    reader: Arc<WarmBucket>,
+    /// What the reader's size is computed from.
+    size: Sizing,
+    /// Bytes charged against the budget (re-measured at each use).
     bytes: u64,
     /// Tick of the last use (larger = more recent).
     used: u64,
@@ -127,16 +129,21 @@ impl BucketCache {
             if let Some(e) = g.map.get_mut(path) {
                 e.used = tick;
                 let r = e.reader.clone();
+                let (old, new) = (e.bytes, e.size.bytes(&r));
+                e.bytes = new;
+                g.bytes = g.bytes - old + new;
                 g.hits += 1;
+                evict_to(&mut g, budget);
                 return Ok(r);
             }
             g.misses += 1;
         }
-        let reader: SharedReader = Arc::new(WarmBucket::open(path)?);
+        let reader = Arc::new(WarmBucket::open(path)?);
         if budget == 0 {
             return Ok(reader);
         }
-        let bytes = estimate_bytes(path, reader.meta().event_count);
+        let size = Sizing::of(&reader);
+        let bytes = size.bytes(&reader);
         if bytes > budget {
             return Ok(reader);
         }
@@ -154,6 +161,7 @@ impl BucketCache {
             path.to_path_buf(),
             Entry {
                 reader: reader.clone(),
+                size,
                 bytes,
                 used: tick,
             },
@@ -220,20 +228,56 @@ fn evict_to(g: &mut Inner, limit: u64) {
     }
 }
 
-/// Estimated bytes a fully loaded warm reader of `path` holds: metadata, bloom filter and slice
-/// table as on disk, the lexicon unpacked ([`LEXICON_EXPANSION`] × its file), every column block
-/// decoded ([`COLUMN_BYTES_PER_EVENT`] per event plus the columns file for fields and
-/// dictionaries). Journal and postings are read per query, not held. A file that cannot be
-/// stat'ed counts 0 (opening it succeeded, so this is a race with deletion).
-pub fn estimate_bytes(path: &Path, events: u64) -> u64 {
-    let size = |f: &str| std::fs::metadata(path.join(f)).map_or(0, |m| m.len());
-    READER_OVERHEAD
-        + size(META_FILE)
-        + size(BLOOM_FILE)
-        + size(SLICES_FILE)
-        + size(LEXICON_FILE) * LEXICON_EXPANSION
-        + size(COLUMNS_FILE)
-        + events * COLUMN_BYTES_PER_EVENT
+/// How much memory a warm reader holds: a fixed part and a part per decoded column block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sizing {
+    /// Metadata, bloom filter, slice table, unpacked lexicon and overhead, bytes.
+    pub fixed: u64,
+    /// One decoded column block, bytes (estimated).
+    pub per_block: u64,
+}
+
+impl Sizing {
+    /// The sizing of `reader`, from its files: the lexicon's unpacked length comes from its
+    /// packed header (8 bytes read); the lexicon is charged from the start since the first
+    /// query loads it. A file that cannot be read counts 0 (opening it succeeded, so this is a
+    /// race with deletion).
+    pub fn of(reader: &WarmBucket) -> Sizing {
+        let path = reader.path();
+        let size = |f: &str| std::fs::metadata(path.join(f)).map_or(0, |m| m.len());
+        let head = reader.columns_file().head();
+        let blocks = head.blocks.len().max(1) as u64;
+        let per_block =
+            u64::from(head.block_events) * COLUMN_BYTES_PER_EVENT + size(COLUMNS_FILE) / blocks;
+        Sizing {
+            fixed: READER_OVERHEAD
+                + size(META_FILE)
+                + size(BLOOM_FILE)
+                + size(SLICES_FILE)
+                + lexicon_unpacked(&path.join(LEXICON_FILE)),
+            per_block,
+        }
+    }
+
+    /// Bytes `reader` holds now.
+    pub fn bytes(&self, reader: &WarmBucket) -> u64 {
+        self.fixed + self.per_block * reader.columns_file().blocks_decoded()
+    }
+}
+
+/// Unpacked length of a packed lexicon file (its leading `u64`, see `lode_store::packed`),
+/// capped at 8 × the file size so a damaged header cannot claim the whole budget; 0 if unreadable.
+fn lexicon_unpacked(path: &Path) -> u64 {
+    use std::os::unix::fs::FileExt;
+    let Ok(f) = std::fs::File::open(path) else {
+        return 0;
+    };
+    let file_len = f.metadata().map_or(0, |m| m.len());
+    let mut b = [0u8; 8];
+    match f.read_exact_at(&mut b, 0) {
+        Ok(()) => u64::from_le_bytes(b).min(file_len.saturating_mul(8)),
+        Err(_) => file_len,
+    }
 }
 
 /// The process-wide cache. Disabled (budget 0) until [`configure`] gives it a budget.
@@ -282,6 +326,11 @@ mod tests {
         infos.into_iter().map(|i| i.path).collect()
     }
 
+    /// Bytes a reader of `path` is charged before any column block is decoded, and per block.
+    fn sizing(path: &Path) -> Sizing {
+        Sizing::of(&WarmBucket::open(path).unwrap())
+    }
+
     fn answer(r: &dyn BucketRead) -> (Vec<u32>, Vec<String>) {
         let ids: Vec<u32> = r
             .eval(&TermQuery::Term(b"word3".to_vec()))
@@ -307,14 +356,20 @@ mod tests {
         assert!(Arc::ptr_eq(&a, &b));
         let s = c.stats();
         assert_eq!((s.hits, s.misses, s.entries), (1, 1, 1));
-        assert_eq!(s.bytes, estimate_bytes(&paths[0], 50));
+        assert_eq!(s.bytes, sizing(&paths[0]).fixed);
+        // Reading events decodes a column block: the next use charges it.
+        answer(a.as_ref());
+        c.open_warm(&paths[0]).unwrap();
+        let z = sizing(&paths[0]);
+        assert_eq!(c.stats().bytes, z.fixed + z.per_block);
     }
 
     #[test]
     fn tiny_budget_evicts_least_recent_and_answers_alike() {
         let dir = tempfile::tempdir().unwrap();
         let paths = index(dir.path(), 4);
-        let one = estimate_bytes(&paths[0], 50);
+        let z = sizing(&paths[0]);
+        let one = z.fixed + z.per_block;
         // Room for two readers.
         let c = BucketCache::new(one * 2 + one / 2);
         for round in 0..3 {
@@ -338,7 +393,7 @@ mod tests {
         }
         let s = c.stats();
         assert_eq!(s.entries, 2);
-        assert!(s.evictions >= 10, "{s:?}");
+        assert!(s.evictions >= 4, "{s:?}");
         // The two most recently used are the ones kept.
         c.open_warm(&paths[3]).unwrap();
         c.open_warm(&paths[2]).unwrap();
@@ -376,10 +431,7 @@ mod tests {
         c.retain_listed(&dir.path().join("main"), &kept);
         let s = c.stats();
         assert_eq!(s.entries, 2);
-        assert_eq!(
-            s.bytes,
-            estimate_bytes(&paths[0], 50) + estimate_bytes(&paths[2], 50)
-        );
+        assert_eq!(s.bytes, sizing(&paths[0]).fixed + sizing(&paths[2]).fixed);
     }
 
     #[test]
