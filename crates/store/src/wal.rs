@@ -78,30 +78,50 @@ pub fn scan_from(
         .at(path)?;
     check_header(path, &head)?;
     let start = start.max(HEADER_LEN as u64);
+    // Records are read one at a time (a 1 MiB buffer and one payload) rather than the whole
+    // file at once: a WAL is as large as its hot bucket's raw data (256 MB by default).
+    let file_len = file.metadata().at(path)?.len().max(start);
     file.seek(SeekFrom::Start(start)).at(path)?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes).at(path)?;
-    let mut pos = 0;
+    let mut rd = std::io::BufReader::with_capacity(1 << 20, file.take(file_len - start));
+    let mut payload = Vec::new();
+    let mut pos = 0u64;
     let mut records = 0;
-    while bytes.len() - pos >= RECORD_HEADER_LEN {
-        let len = u32::from_le_bytes(bytes[pos..pos + 4].try_into().expect("4")) as usize;
-        let sum = u64::from_le_bytes(bytes[pos + 4..pos + 12].try_into().expect("8"));
-        if len > MAX_WAL_RECORD || bytes.len() - pos - RECORD_HEADER_LEN < len {
+    loop {
+        let mut head = [0u8; RECORD_HEADER_LEN];
+        if !read_full(&mut rd, &mut head).at(path)? {
             break;
         }
-        let payload = &bytes[pos + RECORD_HEADER_LEN..pos + RECORD_HEADER_LEN + len];
-        if xxh3_64_with_seed(payload, len as u64) != sum {
+        let len = u32::from_le_bytes(head[..4].try_into().expect("4")) as usize;
+        let sum = u64::from_le_bytes(head[4..12].try_into().expect("8"));
+        let left = file_len - start - pos - RECORD_HEADER_LEN as u64;
+        if len > MAX_WAL_RECORD || left < len as u64 {
             break;
         }
-        f(payload)?;
-        pos += RECORD_HEADER_LEN + len;
+        payload.resize(len, 0);
+        if !read_full(&mut rd, &mut payload).at(path)? {
+            break;
+        }
+        if xxh3_64_with_seed(&payload, len as u64) != sum {
+            break;
+        }
+        f(&payload)?;
+        pos += (RECORD_HEADER_LEN + len) as u64;
         records += 1;
     }
     Ok(Scan {
-        valid_len: start + pos as u64,
-        file_len: start + bytes.len() as u64,
+        valid_len: start + pos,
+        file_len,
         records,
     })
+}
+
+/// Fills `buf`; false when the input ends first (a torn tail, not an error).
+fn read_full(rd: &mut impl Read, buf: &mut [u8]) -> std::io::Result<bool> {
+    match rd.read_exact(buf) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(false),
+        Err(e) => Err(e),
+    }
 }
 
 fn check_header(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
