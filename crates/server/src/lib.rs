@@ -56,11 +56,19 @@ pub fn app(state: AppState) -> Router {
 }
 
 /// Serves `app` on `listener` until `shutdown` resolves, then drains in-flight requests.
+/// Connections are `TCP_NODELAY`: a response goes out as headers and body chunks, and with
+/// Nagle's algorithm each small search answer would wait for the client's delayed ACK (~40 ms).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AppState,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    use axum::serve::ListenerExt;
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::warn!(error = %e, "cannot set TCP_NODELAY");
+        }
+    });
     axum::serve(listener, app(state))
         .with_graceful_shutdown(shutdown)
         .await
