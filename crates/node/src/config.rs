@@ -168,7 +168,7 @@ pub fn load_server(etc: &Path) -> Result<(ServerSettings, Vec<Warning>), ConfErr
         queue_capacity: 64,
         search_max_concurrent: 0,
         search_max_queued: 256,
-        search_bucket_cache_mb: 256,
+        search_bucket_cache_mb: 512,
         search_batch_max_pipeline: 0,
     };
     let mut warnings = Vec::new();
