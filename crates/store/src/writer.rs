@@ -292,17 +292,31 @@ impl IndexWriter {
         Ok(full)
     }
 
-    /// Rolls the hot bucket of every lane to warm now (no-op for empty ones). Every lane is
-    /// tried; the first error is returned.
+    /// Rolls the hot bucket of every lane to warm now (no-op for empty ones), the lanes in
+    /// parallel (one thread per lane: building a bucket is CPU-bound). Every lane is tried; the
+    /// first error is returned.
     pub fn roll(&self) -> Result<(), StoreError> {
-        let mut result = Ok(());
-        for lane in &self.lanes {
-            let r = roll_locked(&self.dir, &mut lane.lock_io());
-            if let (Err(e), true) = (r, result.is_ok()) {
-                result = Err(e);
-            }
+        let roll_lane = |lane: &Lane| roll_locked(&self.dir, &mut lane.lock_io()).map(|_| ());
+        if self.lanes.len() == 1 {
+            return roll_lane(&self.lanes[0]);
         }
-        result
+        std::thread::scope(|s| {
+            let handles: Vec<_> = self
+                .lanes
+                .iter()
+                .map(|lane| s.spawn(move || roll_lane(lane)))
+                .collect();
+            let mut result = Ok(());
+            for h in handles {
+                let r = h
+                    .join()
+                    .unwrap_or_else(|_| Err(self.broken("a roll thread panicked")));
+                if let (Err(e), true) = (r, result.is_ok()) {
+                    result = Err(e);
+                }
+            }
+            result
+        })
     }
 
     /// Rolls every lane's hot bucket that received nothing for `max_hot_idle_secs` before

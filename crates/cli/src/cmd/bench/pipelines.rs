@@ -6,6 +6,7 @@
 //! the node to closing it (every hot bucket rolled to warm), with CPU seconds from
 //! `/proc/self/stat` and the peak RSS of the run (VmHWM, reset before each run).
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -47,6 +48,9 @@ struct Run {
     cores_used: f64,
     peak_rss_mb: f64,
     speedup_vs_1: f64,
+    /// CPU seconds of the stage threads by stage (all sets together), sampled before the final
+    /// roll: where one set's time goes.
+    stage_cpu_seconds: BTreeMap<String, f64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -93,12 +97,13 @@ pub fn run(args: &BenchArgs) -> CliResult {
         let home = Home::new(root.path().join(format!("home{sets}")));
         let mut run = ingest(&home, sets, &parts, summary.bytes)?;
         run.speedup_vs_1 = runs.first().map_or(1.0, |r| r.seconds / run.seconds);
-        if run.events != summary.events {
+        // Every set count must store exactly what one set stores (nothing lost or doubled).
+        if let Some(first) = runs.first().filter(|f| f.events != run.events) {
             return Err(CliError::new(
                 FAILURE,
                 format!(
-                    "{sets} sets stored {} events, the corpus has {}",
-                    run.events, summary.events
+                    "{sets} sets stored {} events, 1 set stored {}",
+                    run.events, first.events
                 ),
             ));
         }
@@ -123,8 +128,14 @@ pub fn run(args: &BenchArgs) -> CliResult {
     Ok(())
 }
 
-/// Cuts `path` into `n` byte ranges, each ending at a newline followed by a line that does not
-/// start with white space (so a multi-line event is never cut).
+/// Whether a line starting with `head` continues the event before it (a Java stack trace's
+/// indented frames and `Caused by:` lines).
+fn continues_event(head: &[u8]) -> bool {
+    matches!(head.first(), Some(b' ' | b'\t')) || head.starts_with(b"Caused by")
+}
+
+/// Cuts `path` into `n` byte ranges, each ending at a newline followed by a line that starts an
+/// event (see [`continues_event`]), so a multi-line event is never cut.
 fn split(path: &Path, sourcetype: &'static str, n: u64) -> CliResult<Vec<Part>> {
     let len = std::fs::metadata(path)?.len();
     let mut f = BufReader::new(File::open(path)?);
@@ -138,12 +149,12 @@ fn split(path: &Path, sourcetype: &'static str, n: u64) -> CliResult<Vec<Part>> 
         line.clear();
         pos += f.read_until(b'\n', &mut line)? as u64;
         loop {
-            let next = f.fill_buf()?;
-            if next.is_empty() || !matches!(next[0], b' ' | b'\t') {
+            line.clear();
+            let n = f.read_until(b'\n', &mut line)? as u64;
+            if n == 0 || !continues_event(&line) {
                 break;
             }
-            line.clear();
-            pos += f.read_until(b'\n', &mut line)? as u64;
+            pos += n;
         }
         cuts.push(pos.min(len));
     }
@@ -205,6 +216,7 @@ fn ingest(home: &Home, sets: usize, parts: &[Part], raw_bytes: u64) -> CliResult
             .sum::<Result<u64, String>>()
     })
     .map_err(|e| CliError::new(FAILURE, e))?;
+    let stage_cpu_seconds = stage_cpu();
     node.close()
         .map_err(|e| CliError::new(FAILURE, e.to_string()))?;
     let seconds = t0.elapsed().as_secs_f64();
@@ -223,7 +235,39 @@ fn ingest(home: &Home, sets: usize, parts: &[Part], raw_bytes: u64) -> CliResult
         cores_used: cpu / seconds,
         peak_rss_mb: sysstat::peak_rss_bytes() as f64 / 1e6,
         speedup_vs_1: 1.0,
+        stage_cpu_seconds,
     })
+}
+
+/// CPU seconds of this process's pipeline stage threads (`lode-<stage>-<set>`), by stage.
+fn stage_cpu() -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return out;
+    };
+    for task in tasks.flatten() {
+        let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state …`: utime and stime are fields 12 and 13 after the name.
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let comm = &stat[open + 1..close];
+        let Some(stage) = comm
+            .strip_prefix("lode-")
+            .and_then(|c| c.rsplit_once('-'))
+            .map(|(stage, _)| stage.to_string())
+        else {
+            continue;
+        };
+        let fields: Vec<&str> = stat[close + 2..].split_whitespace().collect();
+        let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok());
+        if let (Some(u), Some(k)) = (ticks(11), ticks(12)) {
+            *out.entry(stage).or_insert(0.0) += (u + k) / 100.0;
+        }
+    }
+    out
 }
 
 fn print(r: &Report) {
@@ -260,5 +304,15 @@ fn print(r: &Report) {
             x.peak_rss_mb,
             x.speedup_vs_1
         );
+    }
+    println!();
+    println!("stage threads, CPU s (all sets):");
+    for x in &r.runs {
+        let stages: Vec<String> = x
+            .stage_cpu_seconds
+            .iter()
+            .map(|(k, v)| format!("{k} {v:.1}"))
+            .collect();
+        println!("  {} set(s): {}", x.sets, stages.join(", "));
     }
 }
