@@ -108,7 +108,7 @@ fn same(a: &[u8], b: &[u8]) -> bool {
         return false;
     }
     let n = a.len();
-    if n >= 8 && n <= 16 {
+    if (8..=16).contains(&n) {
         let w = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8"));
         return w(a, 0) == w(b, 0) && w(a, n - 8) == w(b, n - 8);
     }
