@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use lode_node::Home;
-use lode_search::run::{run as run_search, SearchRequest};
+use lode_search::run::{run_with, RunOptions, SearchRequest};
 use lode_search::SearchError;
 
 use crate::cli::SearchArgs;
@@ -33,9 +33,16 @@ pub fn run(home: &Home, args: SearchArgs) -> CliResult {
     };
     let stdout = io::stdout();
     let mut printer = Printer::new(args.output, io::BufWriter::new(stdout.lock()));
+    // server.conf [search] applies to CLI searches too (missing files mean the defaults).
+    let (server, _) = lode_node::config::load_server(&home.etc())
+        .map_err(|e| CliError::new(crate::exit::CONFIG, e.to_string()))?;
+    let opts = RunOptions {
+        batch_search_max_pipeline: server.search_batch_max_pipeline,
+        ..Default::default()
+    };
     let started = std::time::Instant::now();
     let mut io_err: Option<io::Error> = None;
-    let result = run_search(&home.index_root(), &req, &mut |rows| {
+    let result = run_with(&home.index_root(), &req, &opts, &mut |rows| {
         if let Err(e) = printer.rows(rows) {
             io_err = Some(e);
             return Err(SearchError::User("output closed".into()));
