@@ -6,7 +6,8 @@
 //! bench that returns wrong answers fails.
 
 use std::fs::File;
-use std::path::Path;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use lode_gen::{GenConfig, GenSummary};
@@ -191,33 +192,58 @@ fn standard(args: BenchArgs) -> CliResult {
     Ok(())
 }
 
-fn ingest(home: &Home, corpus: &Path, summary: &GenSummary) -> CliResult<IngestFigures> {
-    let files = [
-        ("syslog.log", "syslog"),
-        ("access.log", "access_combined"),
-        ("app.json", "_json"),
-        ("app_java.log", "log4j"),
-    ];
-    let cpu0 = sysstat::cpu_seconds();
-    let t0 = Instant::now();
-    let node = Node::open(home).map_err(super::node_error)?;
-    let events: u64 = std::thread::scope(|s| {
-        let handles: Vec<_> = files
+/// The generated files and their sourcetypes.
+pub(super) const FILES: [(&str, &str); 4] = [
+    ("syslog.log", "syslog"),
+    ("access.log", "access_combined"),
+    ("app.json", "_json"),
+    ("app_java.log", "log4j"),
+];
+
+/// One ingest stream: a byte range of a generated file.
+pub(super) struct Part {
+    pub path: PathBuf,
+    pub sourcetype: &'static str,
+    pub start: u64,
+    pub len: u64,
+}
+
+impl Part {
+    /// The whole file as one part.
+    pub fn whole(path: &Path, sourcetype: &'static str) -> CliResult<Part> {
+        let len = std::fs::metadata(path)
+            .map_err(|e| CliError::new(FAILURE, format!("{}: {e}", path.display())))?
+            .len();
+        Ok(Part {
+            path: path.to_path_buf(),
+            sourcetype,
+            start: 0,
+            len,
+        })
+    }
+}
+
+/// Ingests every part as its own stream, each on its own thread, through `node`; returns the
+/// events stored (durable) in all.
+pub(super) fn ingest_parts(node: &Node, parts: &[Part]) -> CliResult<u64> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = parts
             .iter()
-            .map(|(name, st)| {
-                let node = &node;
-                let path = corpus.join(name);
+            .enumerate()
+            .map(|(i, part)| {
                 s.spawn(move || -> Result<u64, String> {
-                    let mut f =
-                        File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+                    let mut f = File::open(&part.path)
+                        .map_err(|e| format!("{}: {e}", part.path.display()))?;
+                    f.seek(SeekFrom::Start(part.start))
+                        .map_err(|e| e.to_string())?;
                     let meta = SourceMeta {
                         host: "bench".into(),
-                        source: path.display().to_string(),
-                        sourcetype: st.to_string(),
+                        source: format!("{}#{i}", part.path.display()),
+                        sourcetype: part.sourcetype.to_string(),
                         index: "main".into(),
                     };
                     let r = node
-                        .ingest(meta, &mut f, &mut |_| {})
+                        .ingest(meta, &mut f.take(part.len), &mut |_| {})
                         .map_err(|e| e.to_string())?;
                     Ok(r.events)
                 })
@@ -232,7 +258,18 @@ fn ingest(home: &Home, corpus: &Path, summary: &GenSummary) -> CliResult<IngestF
             })
             .sum::<Result<u64, String>>()
     })
-    .map_err(|e| CliError::new(FAILURE, e))?;
+    .map_err(|e| CliError::new(FAILURE, e))
+}
+
+fn ingest(home: &Home, corpus: &Path, summary: &GenSummary) -> CliResult<IngestFigures> {
+    let cpu0 = sysstat::cpu_seconds();
+    let t0 = Instant::now();
+    let node = Node::open(home).map_err(super::node_error)?;
+    let parts = FILES
+        .iter()
+        .map(|(name, st)| Part::whole(&corpus.join(name), st))
+        .collect::<CliResult<Vec<_>>>()?;
+    let events = ingest_parts(&node, &parts)?;
     node.close()
         .map_err(|e| CliError::new(FAILURE, e.to_string()))?;
     let seconds = t0.elapsed().as_secs_f64();

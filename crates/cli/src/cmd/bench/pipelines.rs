@@ -8,12 +8,11 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
-use std::path::{Path, PathBuf};
+use std::io::{BufRead, BufReader, Seek, SeekFrom};
+use std::path::Path;
 use std::time::Instant;
 
 use lode_gen::GenConfig;
-use lode_ingest::SourceMeta;
 use lode_node::{Home, Node};
 use serde::Serialize;
 
@@ -21,17 +20,12 @@ use crate::cli::BenchArgs;
 use crate::exit::{CliError, CliResult, FAILURE};
 use crate::sysstat;
 
+use super::{Part, FILES};
+
 /// Pipeline-set counts measured, in order.
 const SETS: [usize; 3] = [1, 2, 4];
 /// Parts (concurrent streams) each generated file is cut into.
 const PARTS: u64 = 4;
-/// The generated files and their sourcetypes.
-const FILES: [(&str, &str); 4] = [
-    ("syslog.log", "syslog"),
-    ("access.log", "access_combined"),
-    ("app.json", "_json"),
-    ("app_java.log", "log4j"),
-];
 
 /// Figures of one run.
 #[derive(Debug, Serialize)]
@@ -59,14 +53,6 @@ struct Report {
     load_average: String,
     corpus_bytes: u64,
     runs: Vec<Run>,
-}
-
-/// One stream: a byte range of a generated file.
-struct Part {
-    path: PathBuf,
-    sourcetype: &'static str,
-    start: u64,
-    len: u64,
 }
 
 /// Runs the scenario.
@@ -195,40 +181,7 @@ fn ingest(home: &Home, sets: usize, parts: &[Part], raw_bytes: u64) -> CliResult
     let cpu0 = sysstat::cpu_seconds();
     let t0 = Instant::now();
     let node = Node::open(home).map_err(super::super::node_error)?;
-    let events = std::thread::scope(|s| {
-        let handles: Vec<_> = parts
-            .iter()
-            .enumerate()
-            .map(|(i, part)| {
-                let node = &node;
-                s.spawn(move || -> Result<u64, String> {
-                    let mut f = File::open(&part.path)
-                        .map_err(|e| format!("{}: {e}", part.path.display()))?;
-                    f.seek(SeekFrom::Start(part.start))
-                        .map_err(|e| e.to_string())?;
-                    let meta = SourceMeta {
-                        host: "bench".into(),
-                        source: format!("{}#{i}", part.path.display()),
-                        sourcetype: part.sourcetype.to_string(),
-                        index: "main".into(),
-                    };
-                    let r = node
-                        .ingest(meta, &mut f.take(part.len), &mut |_| {})
-                        .map_err(|e| e.to_string())?;
-                    Ok(r.events)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .map_err(|_| "ingest thread panicked".to_string())
-                    .and_then(|r| r)
-            })
-            .sum::<Result<u64, String>>()
-    })
-    .map_err(|e| CliError::new(FAILURE, e))?;
+    let events = super::ingest_parts(&node, parts)?;
     let stage_cpu_seconds = stage_cpu();
     node.close()
         .map_err(|e| CliError::new(FAILURE, e.to_string()))?;
