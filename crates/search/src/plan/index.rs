@@ -79,26 +79,10 @@ pub fn index_matches(pattern: &str, name: &str) -> bool {
     glob_match(pattern.as_bytes(), name.as_bytes())
 }
 
-/// Case-insensitive `*` glob over whole strings (iterative, linear backtracking).
+/// Case-insensitive `*` glob over whole strings: the matcher's wildcard rule, so index names
+/// match exactly as field values do.
 pub fn glob_match(pattern: &[u8], text: &[u8]) -> bool {
-    let (mut p, mut t) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while t < text.len() {
-        if p < pattern.len() && pattern[p] == b'*' {
-            star = Some((p, t));
-            p += 1;
-        } else if p < pattern.len() && pattern[p].eq_ignore_ascii_case(&text[t]) {
-            p += 1;
-            t += 1;
-        } else if let Some((sp, st)) = star {
-            p = sp + 1;
-            t = st + 1;
-            star = Some((sp, st + 1));
-        } else {
-            return false;
-        }
-    }
-    pattern[p..].iter().all(|&b| b == b'*')
+    crate::matcher::wildcard_match(pattern, text, true)
 }
 
 /// Names of the index directories under `root` (a missing root has none).

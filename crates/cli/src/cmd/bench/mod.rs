@@ -129,22 +129,7 @@ fn standard(args: BenchArgs) -> CliResult {
         }
     };
     let home = Home::new(&home_dir);
-    home.ensure_layout()?;
-    let corpus = home_dir.join("bench-corpus");
-    eprintln!(
-        "lode bench: generating {} of data (seed {})…",
-        super::add::human_bytes(args.size),
-        args.seed
-    );
-    let cfg = GenConfig {
-        seed: args.seed,
-        total_bytes: args.size,
-        ..GenConfig::default()
-    };
-    let bar = crate::progress::bytes(args.size, "generating");
-    let summary = lode_gen::write_dir(cfg, &corpus, &mut |n| bar.set_position(n))
-        .map_err(|e| CliError::new(FAILURE, format!("generating the corpus failed: {e}")))?;
-    bar.finish_and_clear();
+    let (corpus, summary) = generate(&home, &args)?;
 
     eprintln!("lode bench: ingesting…");
     let ingest = ingest(&home, &corpus, &summary)?;
