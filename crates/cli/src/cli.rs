@@ -44,6 +44,61 @@ pub enum Command {
     Roll(RollArgs),
     /// Quick start: generate and ingest a sample corpus, show example searches, start the server.
     Demo(DemoArgs),
+    /// Manage HTTP Event Collector tokens (`lode hec create NAME`, `list`, `enable`, …).
+    #[command(subcommand)]
+    Hec(HecCommand),
+}
+
+/// `lode hec …`: tokens of the HTTP Event Collector, kept in
+/// etc/apps/splunk_httpinput/local/inputs.conf (a running server picks changes up within a second).
+#[derive(Debug, Subcommand)]
+pub enum HecCommand {
+    /// Create a token and print its value.
+    Create(HecCreateArgs),
+    /// List the tokens and the collector's settings.
+    List,
+    /// Delete a token.
+    Delete(HecNameArgs),
+    /// Enable a token.
+    Enable(HecNameArgs),
+    /// Disable a token (its requests get 403 "Token disabled").
+    Disable(HecNameArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct HecNameArgs {
+    /// The token's name.
+    pub name: String,
+}
+
+#[derive(Debug, Args)]
+pub struct HecCreateArgs {
+    /// The token's name (`[http://NAME]`).
+    pub name: String,
+    /// Use this token value instead of a random GUID.
+    #[arg(long)]
+    pub token: Option<String>,
+    /// Default index of events that name none.
+    #[arg(long)]
+    pub index: Option<String>,
+    /// Indexes the token may write to, comma-separated (default: any).
+    #[arg(long, value_delimiter = ',')]
+    pub indexes: Vec<String>,
+    /// Default sourcetype.
+    #[arg(long)]
+    pub sourcetype: Option<String>,
+    /// Default source (else `http:NAME`).
+    #[arg(long)]
+    pub source: Option<String>,
+    /// Default host (else the server's `hostname:port`).
+    #[arg(long)]
+    pub host: Option<String>,
+    /// Turn on indexer acknowledgement (`useACK`).
+    #[arg(long)]
+    pub ack: bool,
+    /// Accept the token as `?token=` in the URL.
+    #[arg(long)]
+    pub allow_query_string_auth: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -110,6 +165,10 @@ pub struct ServeArgs {
     /// Listen address (default: server.conf [general] listen, shipped as 127.0.0.1:8089).
     #[arg(long)]
     pub listen: Option<String>,
+    /// Listen address of the HTTP Event Collector (default: the API's host with the `[http]`
+    /// port of etc/apps/splunk_httpinput/local/inputs.conf, 8088).
+    #[arg(long)]
+    pub hec_listen: Option<String>,
 }
 
 #[derive(Debug, Args)]

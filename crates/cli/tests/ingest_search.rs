@@ -66,7 +66,13 @@ fn output_formats() {
 fn writes_go_through_a_running_server() {
     let lode = Lode::new();
     let mut server = lode
-        .cmd(&["serve", "--listen", "127.0.0.1:0"])
+        .cmd(&[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--hec-listen",
+            "127.0.0.1:0",
+        ])
         .spawn()
         .expect("start server");
     let info = lode.path().join("var/run/lode/server.json");

@@ -7,6 +7,7 @@
 //! sets' queue fill levels.
 
 pub mod config;
+pub mod hec;
 pub mod home;
 pub mod lock;
 pub mod metrics;

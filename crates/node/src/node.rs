@@ -5,9 +5,13 @@
 
 use std::collections::HashMap;
 use std::io::Read;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use lode_ingest::{PipelineConfig, Pipelines, QueueMetrics, Settings, SourceMeta, StreamReport};
+use lode_event::Event;
+use lode_ingest::{
+    PipelineConfig, Pipelines, QueueMetrics, Settings, Sink, SourceMeta, StreamReport,
+};
 use lode_store::{IndexWriter, RecoveryReport};
 
 use crate::config;
@@ -53,6 +57,10 @@ pub struct Node {
     warnings: Vec<String>,
     recovery: Vec<(String, RecoveryReport)>,
     server: config::ServerSettings,
+    /// props/transforms, for events that skip the pipeline's first stages.
+    settings: Arc<Settings>,
+    /// Lane of the next [`Node::write_events`] call (round robin).
+    next_lane: AtomicUsize,
 }
 
 impl Node {
@@ -91,8 +99,9 @@ impl Node {
             writers.insert(spec.name, writer);
         }
         let writers: Writers = Arc::new(writers);
+        let settings = Arc::new(settings);
         let cfg = PipelineConfig {
-            settings: Arc::new(settings),
+            settings: settings.clone(),
             queue_capacity: server.queue_capacity,
             batch_events: server.batch_events,
         };
@@ -108,6 +117,8 @@ impl Node {
             warnings,
             recovery,
             server,
+            settings,
+            next_lane: AtomicUsize::new(0),
         })
     }
 
@@ -178,6 +189,47 @@ impl Node {
             progress(n as u64);
         }
         Ok(stream.finish()?)
+    }
+
+    /// Writes events that arrive already formed — HEC's JSON endpoint: no line breaking, line
+    /// merging or timestamping — after the typing stage (`SEDCMD-*`, `TRANSFORMS-*` of each
+    /// event's sourcetype, source and host), and returns once they are durable. Every event's
+    /// index (after routing transforms) must exist, else nothing is written. Returns the number
+    /// written (events sent to the nullQueue are not).
+    pub fn write_events(&self, mut events: Vec<Event>) -> Result<u64, NodeError> {
+        let mut scratch = String::new();
+        let mut meta = SourceMeta::default();
+        let mut resolved = None;
+        events.retain_mut(|e| {
+            let same = resolved.is_some()
+                && meta.sourcetype == e.sourcetype
+                && meta.source == e.source
+                && meta.host == e.host;
+            if !same {
+                meta = SourceMeta {
+                    host: e.host.clone(),
+                    source: e.source.clone(),
+                    sourcetype: e.sourcetype.clone(),
+                    index: e.index.clone(),
+                };
+                resolved = Some(self.settings.resolve(&meta));
+            }
+            let r = resolved.as_ref().expect("resolved above");
+            lode_ingest::typing::type_event(r, e, &mut scratch)
+        });
+        if let Some(bad) = events.iter().find(|e| !self.has_index(&e.index)) {
+            return Err(NodeError::UnknownIndex(bad.index.clone()));
+        }
+        let n = events.len() as u64;
+        if n == 0 {
+            return Ok(0);
+        }
+        let sets = self.pipeline_sets().max(1);
+        let lane = self.next_lane.fetch_add(1, Ordering::Relaxed) % sets;
+        StoreSink::new(self.writers.clone(), lane)
+            .write(events)
+            .map_err(|e| NodeError::Io(e.to_string()))?;
+        Ok(n)
     }
 
     /// Rolls the hot buckets of `index` (or of every index) to warm.

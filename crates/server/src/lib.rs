@@ -3,14 +3,19 @@
 //! Given a [`lode_node::Node`], [`app`] returns the axum router: `GET /lode/health`,
 //! `GET|POST /lode/search` (streams result rows as JSON lines), `POST /lode/ingest` (streams the
 //! body through the ingestion pipeline and answers once the events are durable) and
-//! `POST /lode/roll`. The Splunk-compatible REST API and HEC come later on the same app.
+//! `POST /lode/roll`. [`hec`] is Splunk's HTTP Event Collector, served on its own listener
+//! ([`tls::serve`]); the Splunk REST search API comes later.
 //! [`error::ApiError`] is the one place errors become HTTP responses.
 
 pub mod error;
 pub mod format;
+pub mod hec;
 pub mod internal;
 pub mod limits;
 pub mod routes;
+pub mod tls;
+
+pub use rustls;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -46,7 +46,7 @@ pub fn run(home: &Home, args: DemoArgs) -> CliResult {
         return Ok(());
     }
     println!();
-    super::serve::serve(home, args.listen, |url| {
+    super::serve::serve(home, args.listen, None, |url| {
         println!("Lode is running with the sample data at {url}");
         println!("  search over HTTP:  curl -s '{url}/lode/search' --data-urlencode 'q=error | stats count by host' | head");
         println!(

@@ -5,6 +5,7 @@ mod bench;
 mod demo;
 mod fsck;
 mod gen;
+mod hec;
 mod roll;
 mod search;
 mod serve;
@@ -27,6 +28,7 @@ pub fn run(args: Cli) -> CliResult {
         Command::Inspect(a) => fsck::inspect(a),
         Command::Roll(a) => roll::run(&home, a),
         Command::Demo(a) => demo::run(&home, a),
+        Command::Hec(c) => hec::run(&home, c),
     }
 }
 

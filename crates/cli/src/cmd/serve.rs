@@ -8,17 +8,71 @@ use lode_node::lock::{self, Holder};
 use lode_node::{Home, Node};
 
 use crate::cli::ServeArgs;
-use crate::exit::{CliError, CliResult, BUSY, FAILURE};
+use crate::exit::{CliError, CliResult, BUSY, CONFIG, FAILURE};
 
 /// How often idle hot buckets are checked for rolling.
 const IDLE_CHECK: Duration = Duration::from_secs(10);
 
 pub fn run(home: &Home, args: ServeArgs) -> CliResult {
-    serve(home, args.listen, |_| {})
+    serve(home, args.listen, args.hec_listen, |_| {})
+}
+
+/// The HTTP Event Collector's socket, TLS settings and router, or `None` when disabled.
+struct Collector {
+    listener: std::net::TcpListener,
+    url: String,
+    tls: Option<Arc<lode_server::rustls::ServerConfig>>,
+    app: axum::Router,
+}
+
+/// Opens the collector's listener: `hec_listen`, else the API's host with the `[http]` port.
+fn collector(
+    home: &Home,
+    node: &Arc<Node>,
+    listen: &str,
+    hec_listen: Option<String>,
+) -> CliResult<Option<Collector>> {
+    let cfg = lode_node::hec::HecConfig::load(home).map_err(super::node_error)?;
+    let s = &cfg.settings;
+    if s.disabled {
+        return Ok(None);
+    }
+    let addr = hec_listen.unwrap_or_else(|| {
+        let host = listen.rsplit_once(':').map_or("127.0.0.1", |(h, _)| h);
+        format!("{host}:{}", s.port)
+    });
+    let listener = std::net::TcpListener::bind(&addr).map_err(|e| {
+        CliError::new(
+            FAILURE,
+            format!("cannot listen on {addr} for the HTTP Event Collector: {e} (set [http] port in {}, or disabled = 1)", lode_node::hec::INPUTS_CONF),
+        )
+    })?;
+    let local = listener.local_addr()?;
+    let tls = if s.enable_ssl {
+        let (cert, key) = lode_server::tls::cert_files(home, &s.server_cert, &s.priv_key_path)
+            .map_err(|e| CliError::new(CONFIG, e))?;
+        Some(lode_server::tls::server_config(&cert, &key).map_err(|e| CliError::new(CONFIG, e))?)
+    } else {
+        None
+    };
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    let host = format!("{}:{}", super::add::local_host(), local.port());
+    let state = lode_server::hec::HecState::new(node.clone(), host).map_err(super::node_error)?;
+    Ok(Some(Collector {
+        listener,
+        url: format!("{scheme}://{local}"),
+        tls,
+        app: lode_server::hec::router(state),
+    }))
 }
 
 /// Serves `home`; `on_ready` is called with the base URL once the socket listens.
-pub fn serve(home: &Home, listen: Option<String>, on_ready: impl FnOnce(&str)) -> CliResult {
+pub fn serve(
+    home: &Home,
+    listen: Option<String>,
+    hec_listen: Option<String>,
+    on_ready: impl FnOnce(&str),
+) -> CliResult {
     home.ensure_layout().map_err(|e| {
         CliError::new(
             FAILURE,
@@ -61,6 +115,7 @@ pub fn serve(home: &Home, listen: Option<String>, on_ready: impl FnOnce(&str)) -
     }
     let listen = listen.unwrap_or_else(|| node.server_settings().listen.clone());
     let node = Arc::new(node);
+    let collector = collector(home, &node, &listen, hec_listen)?;
     let forwarder = lode_server::internal::start(node.clone(), super::add::local_host());
     let state = lode_server::AppState::new(node.clone(), home.index_root());
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -79,6 +134,23 @@ pub fn serve(home: &Home, listen: Option<String>, on_ready: impl FnOnce(&str)) -
             home.root().display()
         );
         tracing::info!(url = %url, home = %home.root().display(), "lode server started");
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+            let _ = rx.wait_for(|s| *s).await;
+        };
+        let hec = match collector {
+            Some(c) => {
+                eprintln!("lode: HTTP Event Collector at {}", c.url);
+                tracing::info!(url = %c.url, "HTTP Event Collector started");
+                Some(tokio::spawn(lode_server::tls::serve(
+                    c.listener,
+                    c.app,
+                    c.tls,
+                    stopped(stop_rx.clone()),
+                )))
+            }
+            None => None,
+        };
         on_ready(&url);
         let ticker_node = node.clone();
         let ticker = tokio::spawn(async move {
@@ -95,7 +167,18 @@ pub fn serve(home: &Home, listen: Option<String>, on_ready: impl FnOnce(&str)) -
                 }
             }
         });
-        lode_server::serve(listener, state, lode_server::shutdown_signal()).await?;
+        tokio::spawn(async move {
+            lode_server::shutdown_signal().await;
+            let _ = stop_tx.send(true);
+        });
+        lode_server::serve(listener, state, stopped(stop_rx)).await?;
+        if let Some(h) = hec {
+            match h.await {
+                Ok(Err(e)) => tracing::error!(error = %e, "HTTP Event Collector failed"),
+                Err(e) => tracing::error!(error = %e, "HTTP Event Collector task failed"),
+                Ok(Ok(())) => {}
+            }
+        }
         ticker.abort();
         Ok::<_, CliError>(())
     })?;

@@ -23,7 +23,13 @@ pub fn start(lode: &Lode) -> (Child, String) {
     let info = lode.path().join("var/run/lode/server.json");
     let _ = std::fs::remove_file(&info);
     let mut child = lode
-        .cmd(&["serve", "--listen", "127.0.0.1:0"])
+        .cmd(&[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--hec-listen",
+            "127.0.0.1:0",
+        ])
         .spawn()
         .expect("start server");
     let t0 = Instant::now();
