@@ -3,7 +3,10 @@
 LODE_HOME ?= $(CURDIR)/lode-home
 CARGO ?= cargo
 
-.PHONY: demo test build bench fmt lint
+.PHONY: demo test build bench fmt lint compat
+
+PYTHON ?= python3
+COMPAT_VENV ?= $(CURDIR)/.venv-compat
 
 ## Build, generate and index a sample corpus into $(LODE_HOME), show example searches, serve.
 demo:
@@ -14,6 +17,15 @@ test:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) test --workspace
+	$(MAKE) compat
+
+## Real Splunk clients (PyPI) against a real `lode serve`: compat/requirements.txt in a venv.
+compat:
+	$(CARGO) build -p lode
+	test -x "$(COMPAT_VENV)/bin/python" || $(PYTHON) -m venv "$(COMPAT_VENV)"
+	"$(COMPAT_VENV)/bin/pip" install -q --disable-pip-version-check -r compat/requirements.txt
+	cd compat && LODE_BIN="$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/lode" \
+		"$(COMPAT_VENV)/bin/python" -m pytest -q -p no:cacheprovider .
 
 build:
 	$(CARGO) build --release -p lode
