@@ -197,6 +197,8 @@ pub enum BenchScenario {
     Service,
     /// Ingest through a local server at full speed while 4 searches run continuously.
     Burst,
+    /// HTTP Event Collector: 4 clients send the corpus in batches of 100, without and with acks.
+    Hec,
 }
 
 #[derive(Debug, Args)]

@@ -61,6 +61,7 @@ struct Report {
 }
 
 mod burst;
+mod hec;
 mod pipelines;
 mod service;
 
@@ -74,6 +75,7 @@ pub fn run(args: BenchArgs) -> CliResult {
         crate::cli::BenchScenario::Pipelines => pipelines::run(&args),
         crate::cli::BenchScenario::Service => service::run(&args),
         crate::cli::BenchScenario::Burst => burst::run(&args),
+        crate::cli::BenchScenario::Hec => hec::run(&args),
     }
 }
 
