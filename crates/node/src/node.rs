@@ -196,11 +196,26 @@ impl Node {
     /// event's sourcetype, source and host), and returns once they are durable. Every event's
     /// index (after routing transforms) must exist, else nothing is written. Returns the number
     /// written (events sent to the nullQueue are not).
-    pub fn write_events(&self, mut events: Vec<Event>) -> Result<u64, NodeError> {
+    pub fn write_events(&self, events: Vec<Event>) -> Result<u64, NodeError> {
+        self.write_events_timed(events, &[])
+    }
+
+    /// [`Node::write_events`], where event `i` with `find_time[i]` set gets its `_time` from its
+    /// text by its sourcetype's timestamp rules (HEC's `auto_extract_timestamp=true` for events
+    /// without `time`), keeping the time it has when none is found.
+    pub fn write_events_timed(
+        &self,
+        mut events: Vec<Event>,
+        find_time: &[bool],
+    ) -> Result<u64, NodeError> {
         let mut scratch = String::new();
         let mut meta = SourceMeta::default();
         let mut resolved = None;
+        let mut extractor: Option<lode_time::extract::Extractor> = None;
+        let mut i = 0;
         events.retain_mut(|e| {
+            let find = find_time.get(i).copied().unwrap_or(false);
+            i += 1;
             let same = resolved.is_some()
                 && meta.sourcetype == e.sourcetype
                 && meta.source == e.source
@@ -213,8 +228,17 @@ impl Node {
                     index: e.index.clone(),
                 };
                 resolved = Some(self.settings.resolve(&meta));
+                extractor = None;
             }
             let r = resolved.as_ref().expect("resolved above");
+            if find {
+                if extractor.is_none() && r.time.mode == lode_time::extract::Mode::Auto {
+                    extractor = lode_time::extract::Extractor::new(r.time.clone()).ok();
+                }
+                if let Some(found) = extractor.as_mut().and_then(|x| x.extract(&e.raw, e.time)) {
+                    e.time = found.time;
+                }
+            }
             lode_ingest::typing::type_event(r, e, &mut scratch)
         });
         if let Some(bad) = events.iter().find(|e| !self.has_index(&e.index)) {

@@ -315,6 +315,30 @@ async fn gzip_any_content_type_and_raw_line_breaking() {
     assert_eq!((s, code(&v)), (StatusCode::BAD_REQUEST, 6));
     assert_eq!(count(&h, "zipped").await, 2);
 
+    // auto_extract_timestamp: events without `time` take it from their text.
+    let (s, v) = send(
+        &h.hec,
+        "POST",
+        "/services/collector/event?auto_extract_timestamp=true",
+        &[("authorization", &auth)],
+        r#"{"event":"2025-05-06 07:08:09 autotime one"}{"event":"autotime two 2025-05-06 07:08:09","time":1600000000}"#.to_string(),
+    )
+    .await;
+    assert_eq!((s, code(&v)), (StatusCode::OK, 0), "{v}");
+    let rows = search(&h, "autotime | sort _raw | table _time").await;
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert!(
+        rows[0]["_time"]
+            .as_str()
+            .unwrap()
+            .starts_with("2025-05-06T07:08:09"),
+        "{rows:?}"
+    );
+    assert!(
+        rows[1]["_time"].as_str().unwrap().starts_with("2020-09-13"),
+        "{rows:?}"
+    );
+
     let raw = "2024-03-01 10:00:00 rawline first\n2024-03-01 10:00:01 rawline second\n\
                2024-03-01 10:00:02 rawline third";
     let (s, v) = send(

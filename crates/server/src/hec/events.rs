@@ -23,8 +23,9 @@ pub struct Defaults<'a> {
     pub index_exists: &'a dyn Fn(&str) -> bool,
 }
 
-/// Parses `body` into events; the first bad event decides the error.
-pub fn parse(body: &[u8], d: &Defaults<'_>) -> Result<Vec<Event>, Reply> {
+/// Parses `body` into events, each with whether its envelope had no `time` (it has the
+/// receipt time); the first bad event decides the error.
+pub fn parse(body: &[u8], d: &Defaults<'_>) -> Result<Vec<(Event, bool)>, Reply> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Err(Code::NoData.into());
     }
@@ -109,7 +110,7 @@ fn fields(v: Option<&Value>, n: usize) -> Result<Vec<(String, String)>, Reply> {
     Ok(out)
 }
 
-fn event(v: Value, n: usize, d: &Defaults<'_>) -> Result<Event, Reply> {
+fn event(v: Value, n: usize, d: &Defaults<'_>) -> Result<(Event, bool), Reply> {
     let Value::Object(o) = v else {
         return Err(Reply::at(Code::InvalidDataFormat, n));
     };
@@ -148,10 +149,12 @@ fn event(v: Value, n: usize, d: &Defaults<'_>) -> Result<Event, Reply> {
                 "httpevent".to_string()
             }
         });
+    let untimed = matches!(o.get("time"), None | Some(Value::Null))
+        || matches!(o.get("time"), Some(Value::String(t)) if t.trim().is_empty());
     let time = time_us(o.get("time"), d.now_us, n)?;
     let fields = fields(o.get("fields"), n)?;
     let linecount = 1 + raw.bytes().filter(|&b| b == b'\n').count() as u32;
-    Ok(Event {
+    let e = Event {
         time,
         index_time: d.now_us / 1_000_000,
         raw,
@@ -161,7 +164,8 @@ fn event(v: Value, n: usize, d: &Defaults<'_>) -> Result<Event, Reply> {
         index,
         linecount,
         fields,
-    })
+    };
+    Ok((e, untimed))
 }
 
 #[cfg(test)]
@@ -177,7 +181,7 @@ mod tests {
         }
     }
 
-    fn code(r: Result<Vec<Event>, Reply>) -> (u16, Option<usize>) {
+    fn code<T: std::fmt::Debug>(r: Result<T, Reply>) -> (u16, Option<usize>) {
         let e = r.unwrap_err();
         (e.code.parts().0, e.event)
     }
@@ -187,7 +191,10 @@ mod tests {
         let t = HecToken::new("app");
         let body = br#"{"event":"a","time":1433188255.5,"host":"h1","index":"web"}
             {"event":{"k":1},"time":"1433188256","fields":{"env":"prod","tags":["x","y"],"n":3}}[{"event":"c"}]"#;
-        let ev = parse(body, &defaults(&t)).unwrap();
+        let parsed = parse(body, &defaults(&t)).unwrap();
+        let untimed: Vec<bool> = parsed.iter().map(|p| p.1).collect();
+        assert_eq!(untimed, vec![false, false, true]);
+        let ev: Vec<Event> = parsed.into_iter().map(|p| p.0).collect();
         assert_eq!(ev.len(), 3);
         assert_eq!(ev[0].raw, "a");
         assert_eq!(ev[0].time, 1_433_188_255_500_000);
@@ -251,7 +258,7 @@ mod tests {
         t.index = Some("web".into());
         t.indexes = vec!["web".into()];
         let d = defaults(&t);
-        assert_eq!(parse(br#"{"event":"a"}"#, &d).unwrap()[0].index, "web");
+        assert_eq!(parse(br#"{"event":"a"}"#, &d).unwrap()[0].0.index, "web");
         assert_eq!(
             code(parse(br#"{"event":"a","index":"main"}"#, &d)),
             (7, Some(0))
@@ -259,7 +266,7 @@ mod tests {
         t.sourcetype = Some("mytype".into());
         t.host = Some("tokhost".into());
         let d = defaults(&t);
-        let e = &parse(br#"{"event":{"a":1}}"#, &d).unwrap()[0];
+        let e = &parse(br#"{"event":{"a":1}}"#, &d).unwrap()[0].0;
         assert_eq!(
             (e.sourcetype.as_str(), e.host.as_str()),
             ("mytype", "tokhost")

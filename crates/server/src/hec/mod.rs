@@ -356,9 +356,14 @@ async fn event_inner(
     })
     .await
     .map_err(|_| Reply::new(Code::InternalError))??;
+    let auto_time = q
+        .get("auto_extract_timestamp")
+        .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "true" | "1" | "t" | "yes"));
+    let (events, untimed): (Vec<_>, Vec<bool>) = parsed.into_iter().unzip();
+    let find_time = if auto_time { untimed } else { Vec::new() };
     let node = st.0.node.clone();
     finish(st, channel, permit, move || {
-        node.write_events(parsed).map(|_| ())
+        node.write_events_timed(events, &find_time).map(|_| ())
     })
     .await
 }
