@@ -24,6 +24,8 @@ for var in ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"):
 TOKEN = "8d2b7a40-1c5e-4f3a-9b7d-2e6f8a9c0b11"
 ACK_TOKEN = "8d2b7a40-1c5e-4f3a-9b7d-2e6f8a9c0b12"
 BASIC_TOKEN = "8d2b7a40-1c5e-4f3a-9b7d-2e6f8a9c0b13"
+ADMIN_PASSWORD = "compat-admin-pass"
+SAMPLE_EVENTS = 50
 
 
 def lode_bin():
@@ -82,11 +84,18 @@ def lode():
     run(home, "hec", "create", "python", "--token", TOKEN, "--index", "main")
     run(home, "hec", "create", "vector", "--token", ACK_TOKEN, "--ack")
     run(home, "hec", "create", "fluentbit", "--token", BASIC_TOKEN)
+    sample = os.path.join(home, "sample.log")
+    with open(sample, "w") as f:
+        for i in range(SAMPLE_EVENTS):
+            f.write(f"2025-06-01T10:{i // 60:02d}:{i % 60:02d}Z sdksample user=u{i % 5} n={i}\n")
+    run(home, "add", "oneshot", sample, "--sourcetype", "sdk_sample", "--index", "main")
+    env = dict(os.environ, LODE_ADMIN_PASSWORD=ADMIN_PASSWORD)
     proc = subprocess.Popen(
         [lode_bin(), "--home", home, "serve", "--listen", "127.0.0.1:0", "--hec-listen", "127.0.0.1:0"],
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
         text=True,
+        env=env,
     )
     api = hec = None
     for line in proc.stderr:

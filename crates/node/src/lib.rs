@@ -13,6 +13,7 @@ pub mod lock;
 pub mod metrics;
 pub mod node;
 pub mod sink;
+pub mod users;
 
 pub use home::Home;
 pub use node::{IngestSummary, Node, NodeError};

@@ -12,6 +12,7 @@ pub mod format;
 pub mod hec;
 pub mod internal;
 pub mod limits;
+pub mod rest;
 pub mod routes;
 pub mod tls;
 
@@ -68,13 +69,22 @@ pub async fn serve(
     state: AppState,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    serve_router(listener, app(state), shutdown).await
+}
+
+/// [`serve`] for any router (the API with the REST routes merged in).
+pub async fn serve_router(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     use axum::serve::ListenerExt;
     let listener = listener.tap_io(|tcp| {
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::warn!(error = %e, "cannot set TCP_NODELAY");
         }
     });
-    axum::serve(listener, app(state))
+    axum::serve(listener, router)
         .with_graceful_shutdown(shutdown)
         .await
 }

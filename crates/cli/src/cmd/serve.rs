@@ -116,6 +116,14 @@ pub fn serve(
     let listen = listen.unwrap_or_else(|| node.server_settings().listen.clone());
     let node = Arc::new(node);
     let collector = collector(home, &node, &listen, hec_listen)?;
+    match lode_node::users::Users::ensure_admin(home) {
+        Ok(Some(password)) => eprintln!(
+            "lode: created user 'admin' with password {password} (shown once; set {} to choose it)",
+            lode_node::users::ADMIN_PASSWORD_ENV[0]
+        ),
+        Ok(None) => {}
+        Err(e) => return Err(super::node_error(e)),
+    }
     let forwarder = lode_server::internal::start(node.clone(), super::add::local_host());
     let state = lode_server::AppState::new(node.clone(), home.index_root());
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -171,7 +179,13 @@ pub fn serve(
             lode_server::shutdown_signal().await;
             let _ = stop_tx.send(true);
         });
-        lode_server::serve(listener, state, stopped(stop_rx)).await?;
+        let rest = lode_server::rest::RestState {
+            app: state.clone(),
+            sessions: Default::default(),
+            port: addr.port(),
+        };
+        let router = lode_server::app(state).merge(lode_server::rest::router(rest));
+        lode_server::serve_router(listener, router, stopped(stop_rx)).await?;
         if let Some(h) = hec {
             match h.await {
                 Ok(Err(e)) => tracing::error!(error = %e, "HTTP Event Collector failed"),

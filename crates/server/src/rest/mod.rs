@@ -1,0 +1,623 @@
+//! Splunk's REST API on the API listener, as the official SDKs use it (`../shared/SPLUNK.md` §2;
+//! docs/API.md): login and sessions, `server/info`, `messages`, and searches run at once
+//! (`exec_mode=oneshot`) or streamed (`search/jobs/export`), under `/services/…` and
+//! `/servicesNS/{owner}/{app}/…`, with the v1 and v2 job paths.
+//!
+//! Every route but login requires a session key (`Authorization: Splunk <key>`, `Bearer <key>`,
+//! or the `splunkd_<port>` cookie login sets) or HTTP Basic credentials. Background jobs
+//! (`exec_mode=normal|blocking`) are not served yet and say so.
+
+pub mod atom;
+pub mod output;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, Bytes};
+use axum::extract::{RawQuery, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use base64::Engine;
+use lode_node::users::Users;
+
+use crate::format::{cell, format_time};
+use crate::AppState;
+use output::{Fields, Mode};
+
+/// The Splunk version reported: the SDKs pick their protocol (v2 search paths, POST for
+/// results) from it, and it must be integers separated by dots.
+pub const SPLUNK_VERSION: &str = "9.1.0";
+/// A session unused this long expires (Splunk's `sessionTimeout` default, 1 h).
+pub const SESSION_IDLE: Duration = Duration::from_secs(3600);
+/// Most rows a oneshot search returns with `count=0` (Splunk's `maxresultrows`).
+pub const MAX_RESULT_ROWS: usize = 50_000;
+
+/// A logged-in user.
+#[derive(Debug, Clone)]
+pub struct Session {
+    /// User name.
+    pub user: String,
+    /// Their roles.
+    pub roles: Vec<String>,
+    used: Instant,
+}
+
+/// Session keys → sessions.
+#[derive(Default)]
+pub struct Sessions(Mutex<HashMap<String, Session>>);
+
+impl Sessions {
+    fn create(&self, user: &str, roles: Vec<String>) -> String {
+        let key = format!(
+            "{}{}",
+            uuid::Uuid::new_v4().simple(),
+            uuid::Uuid::new_v4().simple()
+        );
+        let mut m = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let now = Instant::now();
+        m.retain(|_, s| now.duration_since(s.used) < SESSION_IDLE);
+        m.insert(
+            key.clone(),
+            Session {
+                user: user.to_string(),
+                roles,
+                used: now,
+            },
+        );
+        key
+    }
+
+    fn get(&self, key: &str) -> Option<Session> {
+        let mut m = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let now = Instant::now();
+        match m.get_mut(key) {
+            Some(s) if now.duration_since(s.used) < SESSION_IDLE => {
+                s.used = now;
+                Some(s.clone())
+            }
+            Some(_) => {
+                m.remove(key);
+                None
+            }
+            None => None,
+        }
+    }
+}
+
+/// What the REST handlers share.
+#[derive(Clone)]
+pub struct RestState {
+    /// The API's state (node, index root, search admission).
+    pub app: AppState,
+    /// Sessions.
+    pub sessions: Arc<Sessions>,
+    /// The API's port, for the `splunkd_<port>` cookie.
+    pub port: u16,
+}
+
+/// An XML error answer: status, message type, text.
+#[derive(Debug)]
+pub struct Fail(StatusCode, &'static str, String);
+
+impl IntoResponse for Fail {
+    fn into_response(self) -> Response {
+        (
+            self.0,
+            [(header::CONTENT_TYPE, "text/xml; charset=UTF-8")],
+            atom::messages(self.1, &self.2),
+        )
+            .into_response()
+    }
+}
+
+fn fail(status: StatusCode, kind: &'static str, text: &str) -> Fail {
+    Fail(status, kind, text.to_string())
+}
+
+/// An XML error answer.
+fn error(status: StatusCode, kind: &'static str, text: &str) -> Response {
+    fail(status, kind, text).into_response()
+}
+
+fn unauthorized() -> Fail {
+    fail(
+        StatusCode::UNAUTHORIZED,
+        "WARN",
+        "call not properly authenticated",
+    )
+}
+
+/// Query string and form body together (the SDK posts forms without a Content-Type).
+fn params(query: Option<&str>, body: &[u8]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = query
+        .map(|q| serde_urlencoded::from_str(q).unwrap_or_default())
+        .unwrap_or_default();
+    out.extend(serde_urlencoded::from_bytes::<Vec<(String, String)>>(body).unwrap_or_default());
+    out
+}
+
+fn param<'a>(p: &'a [(String, String)], k: &str) -> Option<&'a str> {
+    p.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str())
+}
+
+/// The session of a request: a session key (header or cookie) or Basic credentials.
+fn authenticate(st: &RestState, headers: &HeaderMap) -> Result<Session, Fail> {
+    if let Some(v) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+    {
+        let (scheme, rest) = v.trim().split_once(' ').ok_or_else(unauthorized)?;
+        let rest = rest.trim();
+        if scheme.eq_ignore_ascii_case("splunk") || scheme.eq_ignore_ascii_case("bearer") {
+            return st.sessions.get(rest).ok_or_else(unauthorized);
+        }
+        if scheme.eq_ignore_ascii_case("basic") {
+            let raw = base64::engine::general_purpose::STANDARD
+                .decode(rest)
+                .map_err(|_| unauthorized())?;
+            let text = String::from_utf8(raw).map_err(|_| unauthorized())?;
+            let (user, pass) = text.split_once(':').ok_or_else(unauthorized)?;
+            let users = Users::load(st.app.node.home()).map_err(|_| unauthorized())?;
+            let u = users.authenticate(user, pass).ok_or_else(unauthorized)?;
+            return Ok(Session {
+                user: u.name.clone(),
+                roles: u.roles.clone(),
+                used: Instant::now(),
+            });
+        }
+        return Err(unauthorized());
+    }
+    let cookies = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|c| c.trim().split_once('='));
+    for (name, value) in cookies {
+        if name.starts_with("splunkd_") {
+            if let Some(s) = st.sessions.get(value) {
+                return Ok(s);
+            }
+        }
+    }
+    Err(unauthorized())
+}
+
+/// Every route, under `/services` and `/servicesNS/{owner}/{app}`.
+pub fn router(state: RestState) -> Router {
+    let mut r = Router::new().route("/services/auth/login", post(login));
+    for prefix in ["/services", "/servicesNS/{owner}/{app}"] {
+        r = r
+            .route(&format!("{prefix}/server/info"), get(server_info))
+            .route(&format!("{prefix}/messages"), get(messages));
+        for jobs in ["search/jobs", "search/v1/jobs", "search/v2/jobs"] {
+            r = r
+                .route(&format!("{prefix}/{jobs}"), post(create_job))
+                .route(&format!("{prefix}/{jobs}/"), post(create_job))
+                .route(&format!("{prefix}/{jobs}/export"), get(export).post(export));
+        }
+    }
+    r.with_state(state)
+}
+
+async fn login(State(st): State<RestState>, RawQuery(q): RawQuery, body: Bytes) -> Response {
+    let p = params(q.as_deref(), &body);
+    let (user, pass) = (
+        param(&p, "username").unwrap_or_default().to_string(),
+        param(&p, "password").unwrap_or_default().to_string(),
+    );
+    let home = st.app.node.home().clone();
+    // Password hashing is slow by design: off the reactor.
+    let found = tokio::task::spawn_blocking(move || {
+        Users::load(&home).ok().and_then(|u| {
+            u.authenticate(&user, &pass)
+                .map(|u| (u.name.clone(), u.roles.clone()))
+        })
+    })
+    .await
+    .ok()
+    .flatten();
+    let Some((user, roles)) = found else {
+        tracing::warn!("failed REST login");
+        // A failed attempt costs the caller a moment: guessing is slow.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        return error(StatusCode::UNAUTHORIZED, "WARN", "Login failed");
+    };
+    let key = st.sessions.create(&user, roles);
+    let mut resp = if param(&p, "output_mode") == Some("json") {
+        (
+            [(header::CONTENT_TYPE, "application/json")],
+            serde_json::json!({ "sessionKey": key }).to_string(),
+        )
+            .into_response()
+    } else {
+        (
+            [(header::CONTENT_TYPE, "text/xml; charset=UTF-8")],
+            format!("<response>\n  <sessionKey>{key}</sessionKey>\n</response>\n"),
+        )
+            .into_response()
+    };
+    if param(&p, "cookie") == Some("1") {
+        let cookie = format!(
+            "splunkd_{}={key}; Path=/; HttpOnly; Max-Age={}",
+            st.port,
+            SESSION_IDLE.as_secs()
+        );
+        if let Ok(v) = header::HeaderValue::from_str(&cookie) {
+            resp.headers_mut().insert(header::SET_COOKIE, v);
+        }
+    }
+    resp
+}
+
+fn now_iso() -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
+    format_time(now)
+}
+
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_else(|_| "lode".into())
+}
+
+async fn server_info(
+    State(st): State<RestState>,
+    RawQuery(q): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    if let Err(r) = authenticate(&st, &headers) {
+        return r.into_response();
+    }
+    let p = params(q.as_deref(), b"");
+    let content: Vec<(&str, String)> = vec![
+        ("version", SPLUNK_VERSION.into()),
+        ("build", env!("CARGO_PKG_VERSION").into()),
+        ("product_type", "lode".into()),
+        ("serverName", host_name()),
+        ("host", host_name()),
+        ("guid", "00000000-0000-0000-0000-000000000000".into()),
+        ("master_guid", "00000000-0000-0000-0000-000000000000".into()),
+        ("cpu_arch", std::env::consts::ARCH.into()),
+        ("os_name", "Linux".into()),
+        ("os_build", String::new()),
+        ("os_version", String::new()),
+        ("mode", "normal".into()),
+        ("isFree", "0".into()),
+        ("isTrial", "0".into()),
+        ("licenseKeys", String::new()),
+        ("licenseSignature", String::new()),
+        ("licenseState", "OK".into()),
+        ("instance_type", "lode".into()),
+        (
+            "numberOfCores",
+            std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .to_string(),
+        ),
+    ];
+    let updated = now_iso();
+    if param(&p, "output_mode") == Some("json") {
+        let c: serde_json::Map<String, serde_json::Value> = content
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.as_str().into()))
+            .collect();
+        let body = serde_json::json!({
+            "links": {}, "origin": "/services/server/info", "updated": updated,
+            "generator": {"build": env!("CARGO_PKG_VERSION"), "version": SPLUNK_VERSION},
+            "entry": [{"name": "server-info", "id": "/services/server/info/server-info",
+                       "updated": updated, "links": {}, "author": "system",
+                       "acl": {"app": "", "owner": "system", "sharing": "system"},
+                       "content": c}],
+            "paging": {"total": 1, "perPage": 30, "offset": 0}, "messages": []
+        });
+        return (
+            [(header::CONTENT_TYPE, "application/json")],
+            body.to_string(),
+        )
+            .into_response();
+    }
+    let entry = atom::Entry {
+        title: "server-info".into(),
+        path: "/services/server/info/server-info".into(),
+        author: "system".into(),
+        updated: updated.clone(),
+        content: content
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), atom::DictValue::Text(v)))
+            .collect(),
+    };
+    (
+        [(header::CONTENT_TYPE, "text/xml; charset=UTF-8")],
+        atom::feed("server-info", "/services/server/info", &updated, &[entry]),
+    )
+        .into_response()
+}
+
+async fn messages(State(st): State<RestState>, headers: HeaderMap) -> Response {
+    if let Err(r) = authenticate(&st, &headers) {
+        return r.into_response();
+    }
+    (
+        [(header::CONTENT_TYPE, "text/xml; charset=UTF-8")],
+        atom::feed("messages", "/services/messages", &now_iso(), &[]),
+    )
+        .into_response()
+}
+
+/// The search request of `p` (`search`, `earliest_time`, `latest_time`); the SPL is checked.
+fn search_request(p: &[(String, String)]) -> Result<lode_search::run::SearchRequest, Fail> {
+    let q = param(p, "search").unwrap_or_default().trim().to_string();
+    if q.is_empty() {
+        return Err(fail(StatusCode::BAD_REQUEST, "FATAL", "Empty search."));
+    }
+    if let Err(e) = lode_spl::parse(&q) {
+        return Err(fail(
+            StatusCode::BAD_REQUEST,
+            "FATAL",
+            &format!("Error in 'search' command: {}", e.message),
+        ));
+    }
+    let t = |k: &str| param(p, k).filter(|v| !v.is_empty()).map(str::to_string);
+    Ok(lode_search::run::SearchRequest {
+        query: q,
+        earliest: t("earliest_time"),
+        latest: t("latest_time"),
+        now: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros() as i64),
+        tz: lode_time::Zone::Utc,
+        explain: false,
+        force_scan: false,
+    })
+}
+
+/// A row's fields in output form.
+fn fields(row: &mut lode_search::row::Row) -> Fields {
+    row.extract_all();
+    row.fields()
+        .filter_map(|(k, v)| cell(k, v).map(|c| (k.to_string(), c)))
+        .collect()
+}
+
+/// Runs `req` on the blocking pool, handing rows to `each` (false = stop).
+async fn run_search(
+    st: &RestState,
+    req: lode_search::run::SearchRequest,
+    mut each: impl FnMut(Fields) -> bool + Send + 'static,
+) -> Result<(), Fail> {
+    let permit = st
+        .app
+        .limits
+        .acquire()
+        .await
+        .map_err(|e| fail(StatusCode::SERVICE_UNAVAILABLE, "ERROR", &e.to_string()))?;
+    let app = st.app.clone();
+    let res = tokio::task::spawn_blocking(move || {
+        let _slot = permit;
+        let opts = lode_search::run::RunOptions {
+            batch_search_max_pipeline: app.node.server_settings().search_batch_max_pipeline,
+            ..Default::default()
+        };
+        lode_search::run::run_with(&app.index_root, &req, &opts, &mut |rows| {
+            for mut r in rows {
+                if !each(fields(&mut r)) {
+                    return Err(lode_search::SearchError::User("stopped".into()));
+                }
+            }
+            Ok(())
+        })
+    })
+    .await
+    .map_err(|e| fail(StatusCode::INTERNAL_SERVER_ERROR, "ERROR", &e.to_string()))?;
+    match res {
+        Ok(_) => Ok(()),
+        Err(lode_search::SearchError::User(m)) if m == "stopped" => Ok(()),
+        Err(e) => Err(fail(StatusCode::BAD_REQUEST, "FATAL", &e.to_string())),
+    }
+}
+
+async fn create_job(
+    State(st): State<RestState>,
+    RawQuery(q): RawQuery,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if let Err(r) = authenticate(&st, &headers) {
+        return r.into_response();
+    }
+    let p = params(q.as_deref(), &body);
+    match param(&p, "exec_mode").unwrap_or("normal") {
+        "oneshot" => {}
+        mode @ ("normal" | "blocking") => {
+            return error(
+                StatusCode::NOT_IMPLEMENTED,
+                "ERROR",
+                &format!(
+                    "exec_mode={mode}: background search jobs are not available yet in Lode; \
+                     use exec_mode=oneshot or search/jobs/export"
+                ),
+            )
+        }
+        other => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "ERROR",
+                &format!("Argument \"exec_mode\" has an invalid value: {other}"),
+            )
+        }
+    }
+    let mode = match Mode::parse(param(&p, "output_mode")) {
+        Ok(m) => m,
+        Err(e) => return error(StatusCode::BAD_REQUEST, "ERROR", &e),
+    };
+    let count = match param(&p, "count").map(str::parse::<usize>) {
+        None => 100,
+        Some(Ok(0)) => MAX_RESULT_ROWS,
+        Some(Ok(n)) => n.min(MAX_RESULT_ROWS),
+        Some(Err(_)) => return error(StatusCode::BAD_REQUEST, "ERROR", "count must be a number"),
+    };
+    let offset = param(&p, "offset")
+        .and_then(|o| o.parse().ok())
+        .unwrap_or(0usize);
+    let req = match search_request(&p) {
+        Ok(r) => r,
+        Err(r) => return r.into_response(),
+    };
+    let rows = Arc::new(Mutex::new(Vec::new()));
+    let sink = rows.clone();
+    let mut seen = 0usize;
+    let res = run_search(&st, req, move |f| {
+        seen += 1;
+        if seen > offset {
+            sink.lock().unwrap_or_else(|p| p.into_inner()).push(f);
+        }
+        seen < offset + count
+    })
+    .await;
+    if let Err(r) = res {
+        return r.into_response();
+    }
+    let rows = std::mem::take(&mut *rows.lock().unwrap_or_else(|p| p.into_inner()));
+    (
+        [(header::CONTENT_TYPE, mode.content_type())],
+        output::render(mode, &rows, offset),
+    )
+        .into_response()
+}
+
+/// `search/jobs/export`: rows streamed as they are found. JSON: one object per line
+/// (`{"preview":false,"offset":N,"result":{…}}`, the last with `"lastrow":true`); CSV: a header
+/// then rows; XML: one `<results>` document at the end.
+async fn export(
+    State(st): State<RestState>,
+    RawQuery(q): RawQuery,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if let Err(r) = authenticate(&st, &headers) {
+        return r.into_response();
+    }
+    let p = params(q.as_deref(), &body);
+    if param(&p, "exec_mode").is_some() {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "ERROR",
+            "exec_mode is not valid for search/jobs/export",
+        );
+    }
+    let mode = match Mode::parse(param(&p, "output_mode")) {
+        Ok(m) => m,
+        Err(e) => return error(StatusCode::BAD_REQUEST, "ERROR", &e),
+    };
+    let req = match search_request(&p) {
+        Ok(r) => r,
+        Err(r) => return r.into_response(),
+    };
+    if mode == Mode::Xml {
+        let rows = Arc::new(Mutex::new(Vec::new()));
+        let sink = rows.clone();
+        if let Err(r) = run_search(&st, req, move |f| {
+            sink.lock().unwrap_or_else(|p| p.into_inner()).push(f);
+            true
+        })
+        .await
+        {
+            return r.into_response();
+        }
+        let rows = std::mem::take(&mut *rows.lock().unwrap_or_else(|p| p.into_inner()));
+        return (
+            [(header::CONTENT_TYPE, mode.content_type())],
+            output::render(mode, &rows, 0),
+        )
+            .into_response();
+    }
+    let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(16);
+    let st2 = st.clone();
+    tokio::spawn(async move {
+        // Rows go out one behind, so that the last can carry "lastrow".
+        let held: Arc<Mutex<Option<(usize, Fields)>>> = Arc::default();
+        let names: Arc<Mutex<Option<Vec<String>>>> = Arc::default();
+        let (h, nm, tx2) = (held.clone(), names.clone(), tx.clone());
+        let mut n = 0usize;
+        let res = run_search(&st2, req, move |f| {
+            let prev = h.lock().unwrap_or_else(|p| p.into_inner()).replace((n, f));
+            n += 1;
+            match prev {
+                Some((o, prev)) => {
+                    let mut names = nm.lock().unwrap_or_else(|p| p.into_inner());
+                    let text = export_line(mode, o, &prev, false, &mut names);
+                    tx2.blocking_send(Bytes::from(text)).is_ok()
+                }
+                None => true,
+            }
+        })
+        .await;
+        let last = held.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some((o, f)) = last {
+            let text = {
+                let mut names = names.lock().unwrap_or_else(|p| p.into_inner());
+                export_line(mode, o, &f, true, &mut names)
+            };
+            let _ = tx.send(Bytes::from(text)).await;
+        }
+        if let Err(r) = res {
+            let text = format!("search failed: {}", r.2);
+            let line = serde_json::json!({"messages": [{"type": "FATAL", "text": text}]});
+            let _ = tx.send(Bytes::from(line.to_string() + "\n")).await;
+        }
+    });
+    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|b| (Ok::<_, std::io::Error>(b), rx))
+    });
+    (
+        [(header::CONTENT_TYPE, mode.content_type())],
+        Body::from_stream(stream),
+    )
+        .into_response()
+}
+
+/// One row of an export stream (`names`: the CSV header's fields, set by the first row).
+fn export_line(
+    mode: Mode,
+    offset: usize,
+    f: &Fields,
+    last: bool,
+    names: &mut Option<Vec<String>>,
+) -> String {
+    match mode {
+        Mode::Json => {
+            let mut o = serde_json::json!({
+                "preview": false, "offset": offset, "result": output::json_row(f)
+            });
+            if last {
+                o["lastrow"] = true.into();
+            }
+            o.to_string() + "\n"
+        }
+        Mode::Csv | Mode::Xml => {
+            let mut out = String::new();
+            let names = names.get_or_insert_with(|| {
+                let n: Vec<String> = f.iter().map(|(k, _)| k.clone()).collect();
+                out.push_str(&output::csv_line(n.iter().map(String::as_str)));
+                n
+            });
+            let cells: Vec<String> = names
+                .iter()
+                .map(|n| {
+                    f.iter()
+                        .find(|(k, _)| k == n)
+                        .map(|(_, c)| c.joined("\n"))
+                        .unwrap_or_default()
+                })
+                .collect();
+            out.push_str(&output::csv_line(cells.iter().map(String::as_str)));
+            out
+        }
+    }
+}
