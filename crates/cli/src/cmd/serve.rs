@@ -179,11 +179,7 @@ pub fn serve(
             lode_server::shutdown_signal().await;
             let _ = stop_tx.send(true);
         });
-        let rest = lode_server::rest::RestState {
-            app: state.clone(),
-            sessions: Default::default(),
-            port: addr.port(),
-        };
+        let rest = lode_server::rest::RestState::new(state.clone(), addr.port());
         let router = lode_server::app(state).merge(lode_server::rest::router(rest));
         lode_server::serve_router(listener, router, stopped(stop_rx)).await?;
         if let Some(h) = hec {

@@ -47,6 +47,11 @@ impl From<String> for DictValue {
     }
 }
 
+/// Appends `items` as an `s:dict`.
+pub fn write_dict(out: &mut String, items: &[(String, DictValue)]) {
+    dict(out, items, 0)
+}
+
 fn dict(out: &mut String, items: &[(String, DictValue)], indent: usize) {
     let pad = " ".repeat(indent);
     out.push_str("<s:dict>\n");

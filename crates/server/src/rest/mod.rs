@@ -8,6 +8,7 @@
 //! (`exec_mode=normal|blocking`) are not served yet and say so.
 
 pub mod atom;
+pub mod jobs;
 pub mod output;
 
 use std::collections::HashMap;
@@ -96,6 +97,22 @@ pub struct RestState {
     pub sessions: Arc<Sessions>,
     /// The API's port, for the `splunkd_<port>` cookie.
     pub port: u16,
+    /// Background search jobs.
+    pub jobs: Arc<jobs::Jobs>,
+}
+
+impl RestState {
+    /// The REST state over `app`, serving on `port`; job results go under the home's
+    /// `var/run/lode/dispatch`.
+    pub fn new(app: AppState, port: u16) -> RestState {
+        let dispatch = app.node.home().run_dir().join("dispatch");
+        RestState {
+            app,
+            sessions: Arc::default(),
+            port,
+            jobs: Arc::new(jobs::Jobs::new(dispatch)),
+        }
+    }
 }
 
 /// An XML error answer: status, message type, text.
@@ -195,9 +212,26 @@ pub fn router(state: RestState) -> Router {
             .route(&format!("{prefix}/messages"), get(messages));
         for jobs in ["search/jobs", "search/v1/jobs", "search/v2/jobs"] {
             r = r
-                .route(&format!("{prefix}/{jobs}"), post(create_job))
-                .route(&format!("{prefix}/{jobs}/"), post(create_job))
-                .route(&format!("{prefix}/{jobs}/export"), get(export).post(export));
+                .route(&format!("{prefix}/{jobs}"), post(create_job).get(list_jobs))
+                .route(
+                    &format!("{prefix}/{jobs}/"),
+                    post(create_job).get(list_jobs),
+                )
+                .route(&format!("{prefix}/{jobs}/export"), get(export).post(export))
+                .route(
+                    &format!("{prefix}/{jobs}/{{sid}}"),
+                    get(job_status).delete(delete_job),
+                )
+                // The SDKs refresh an entity after a POST with a trailing slash.
+                .route(
+                    &format!("{prefix}/{jobs}/{{sid}}/"),
+                    get(job_status).delete(delete_job),
+                )
+                .route(&format!("{prefix}/{jobs}/{{sid}}/control"), post(control))
+                .route(
+                    &format!("{prefix}/{jobs}/{{sid}}/{{part}}"),
+                    get(job_rows).post(job_rows),
+                );
         }
     }
     r.with_state(state)
@@ -435,14 +469,13 @@ async fn create_job(
     match param(&p, "exec_mode").unwrap_or("normal") {
         "oneshot" => {}
         mode @ ("normal" | "blocking") => {
-            return error(
-                StatusCode::NOT_IMPLEMENTED,
-                "ERROR",
-                &format!(
-                    "exec_mode={mode}: background search jobs are not available yet in Lode; \
-                     use exec_mode=oneshot or search/jobs/export"
-                ),
-            )
+            let user = match authenticate(&st, &headers) {
+                Ok(s) => s.user,
+                Err(r) => return r.into_response(),
+            };
+            return start_job(&st, &p, &user, mode == "blocking")
+                .await
+                .unwrap_or_else(IntoResponse::into_response);
         }
         other => {
             return error(
@@ -620,4 +653,458 @@ fn export_line(
             out
         }
     }
+}
+
+/// Creates and starts a background job; answers 201 with its sid (after it finished when
+/// `blocking`).
+async fn start_job(
+    st: &RestState,
+    p: &[(String, String)],
+    user: &str,
+    blocking: bool,
+) -> Result<Response, Fail> {
+    let req = search_request(p)?;
+    let num = |k: &str| -> Result<Option<u64>, Fail> {
+        param(p, k)
+            .map(|v| {
+                v.trim().parse::<u64>().map_err(|_| {
+                    fail(
+                        StatusCode::BAD_REQUEST,
+                        "ERROR",
+                        &format!("Argument \"{k}\" must be a number, not '{v}'"),
+                    )
+                })
+            })
+            .transpose()
+    };
+    let (max_count, ttl) = (num("max_count")?, num("ttl")?);
+    let job = st
+        .jobs
+        .create(&req, user, max_count, ttl)
+        .map_err(|e| fail(StatusCode::INTERNAL_SERVER_ERROR, "ERROR", &e.to_string()))?;
+    let app = st.app.clone();
+    let j = job.clone();
+    let handle = tokio::spawn(async move {
+        match app.limits.acquire().await {
+            Ok(permit) => {
+                let _ = tokio::task::spawn_blocking(move || {
+                    let _slot = permit;
+                    jobs::run(&j, &app, &req, fields);
+                })
+                .await;
+            }
+            Err(e) => {
+                let _ = j.control("cancel", None);
+                tracing::warn!(error = %e, sid = %j.sid, "search job not admitted");
+            }
+        }
+    });
+    if blocking {
+        let _ = handle.await;
+    }
+    let body = if param(p, "output_mode") == Some("json") {
+        (
+            [(header::CONTENT_TYPE, "application/json")],
+            serde_json::json!({ "sid": job.sid }).to_string(),
+        )
+    } else {
+        (
+            [(header::CONTENT_TYPE, "text/xml; charset=UTF-8")],
+            format!(
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<response>\n\t<sid>{}</sid>\n</response>\n",
+                atom::escape(&job.sid)
+            ),
+        )
+    };
+    Ok((StatusCode::CREATED, body).into_response())
+}
+
+fn iso_us(us: i64) -> String {
+    format_time(us as f64 / 1e6)
+}
+
+/// The links of a job entry.
+fn job_links(sid: &str) -> Vec<(String, String)> {
+    let base = format!("/services/search/jobs/{sid}");
+    let mut v = vec![("alternate".to_string(), base.clone())];
+    for rel in [
+        "search.log",
+        "events",
+        "results",
+        "results_preview",
+        "control",
+    ] {
+        v.push((rel.to_string(), format!("{base}/{rel}")));
+    }
+    v
+}
+
+/// A job's status as `(key, text, JSON)` triples: XML wants "1"/"0" and strings, JSON real types.
+fn job_content(
+    j: &jobs::Job,
+    p: &jobs::Progress,
+) -> Vec<(&'static str, String, serde_json::Value)> {
+    use serde_json::Value as V;
+    let b = |x: bool| (if x { "1" } else { "0" }.to_string(), V::Bool(x));
+    let n = |x: u64| (x.to_string(), V::from(x));
+    let s = |x: &str| (x.to_string(), V::from(x));
+    let done = matches!(p.dispatch, jobs::Dispatch::Done | jobs::Dispatch::Failed);
+    let progress = if done { 1.0 } else { 0.0 };
+    let stages: Vec<(&'static str, (String, V))> = vec![
+        ("sid", s(&j.sid)),
+        ("dispatchState", s(p.dispatch.name())),
+        ("isDone", b(done)),
+        ("isFailed", b(p.dispatch == jobs::Dispatch::Failed)),
+        ("isFinalized", b(p.finalized)),
+        ("isPaused", b(p.dispatch == jobs::Dispatch::Paused)),
+        ("isSaved", b(false)),
+        ("isSavedSearch", b(false)),
+        ("isZombie", b(false)),
+        ("isRealTimeSearch", b(false)),
+        ("isRemoteTimeline", b(false)),
+        ("isPreviewEnabled", b(false)),
+        ("isTimeCursored", b(true)),
+        (
+            "doneProgress",
+            (format!("{progress:.1}"), V::from(progress)),
+        ),
+        ("eventCount", n(p.event_count)),
+        (
+            "eventAvailableCount",
+            n(if p.transforming { 0 } else { p.result_count }),
+        ),
+        ("eventFieldCount", n(0)),
+        ("eventIsStreaming", b(!p.transforming)),
+        ("eventIsTruncated", b(false)),
+        ("eventSearch", s(&j.search)),
+        ("eventSorting", s("desc")),
+        ("resultCount", n(p.result_count)),
+        ("resultPreviewCount", n(p.result_count)),
+        ("resultIsStreaming", b(!p.transforming)),
+        ("scanCount", n(p.scan_count)),
+        ("dropCount", n(0)),
+        (
+            "diskUsage",
+            n(std::fs::metadata(j.dir.join("results.jsonl")).map_or(0, |m| m.len())),
+        ),
+        (
+            "runDuration",
+            (format!("{:.3}", p.run_duration), V::from(p.run_duration)),
+        ),
+        ("ttl", n(p.ttl)),
+        ("priority", n(5)),
+        ("numPreviews", n(0)),
+        ("statusBuckets", n(0)),
+        ("cursorTime", s("1970-01-01T00:00:00.000+00:00")),
+        ("earliestTime", s(j.earliest.as_deref().unwrap_or(""))),
+        ("latestTime", s(j.latest.as_deref().unwrap_or(""))),
+        ("delegate", s("")),
+        ("keywords", s("")),
+        ("label", s("")),
+        ("remoteSearch", s(&j.search)),
+        ("reportSearch", s("")),
+        ("searchProviders", s("")),
+        ("search", s(&j.search)),
+    ];
+    stages.into_iter().map(|(k, (t, v))| (k, t, v)).collect()
+}
+
+fn acl(owner: &str) -> Vec<(String, atom::DictValue)> {
+    use atom::DictValue as D;
+    vec![
+        ("owner".into(), D::Text(owner.into())),
+        ("app".into(), D::Text("search".into())),
+        ("sharing".into(), D::Text("global".into())),
+        ("modifiable".into(), D::Text("1".into())),
+        (
+            "perms".into(),
+            D::Dict(vec![
+                ("read".into(), D::List(vec![owner.into()])),
+                ("write".into(), D::List(vec![owner.into()])),
+            ]),
+        ),
+    ]
+}
+
+fn job_entry_xml(j: &jobs::Job, p: &jobs::Progress, root: bool) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    if root {
+        out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<entry xmlns=\"http://www.w3.org/2005/Atom\" xmlns:s=\"http://dev.splunk.com/ns/rest\" xmlns:opensearch=\"http://a9.com/-/spec/opensearch/1.1/\">\n");
+    } else {
+        out.push_str("<entry>\n");
+    }
+    let _ = write!(
+        out,
+        "<title>{}</title>\n<id>/services/search/jobs/{}</id>\n<updated>{}</updated>\n<published>{}</published>\n",
+        atom::escape(&j.search),
+        atom::escape(&j.sid),
+        iso_us(p.updated_us),
+        iso_us(j.published_us)
+    );
+    for (rel, href) in job_links(&j.sid) {
+        let _ = writeln!(
+            out,
+            "<link href=\"{}\" rel=\"{rel}\"/>",
+            atom::escape(&href)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "<author><name>{}</name></author>",
+        atom::escape(&j.owner)
+    );
+    out.push_str("<content type=\"text/xml\">\n<s:dict>\n");
+    for (k, t, _) in job_content(j, p) {
+        let _ = writeln!(out, "<s:key name=\"{k}\">{}</s:key>", atom::escape(&t));
+    }
+    out.push_str("<s:key name=\"messages\"><s:dict>");
+    for (kind, text) in &p.messages {
+        let _ = write!(
+            out,
+            "<s:key name=\"{}\"><s:list><s:item>{}</s:item></s:list></s:key>",
+            kind.to_lowercase(),
+            atom::escape(text)
+        );
+    }
+    out.push_str("</s:dict></s:key>\n<s:key name=\"eai:acl\">");
+    let mut acl_xml = String::new();
+    atom::write_dict(&mut acl_xml, &acl(&j.owner));
+    out.push_str(&acl_xml);
+    out.push_str("</s:key>\n</s:dict>\n</content>\n</entry>\n");
+    out
+}
+
+fn job_entry_json(j: &jobs::Job, p: &jobs::Progress) -> serde_json::Value {
+    let content: serde_json::Map<String, serde_json::Value> = job_content(j, p)
+        .into_iter()
+        .map(|(k, _, v)| (k.to_string(), v))
+        .collect();
+    let links: serde_json::Map<String, serde_json::Value> = job_links(&j.sid)
+        .into_iter()
+        .map(|(k, v)| (k, v.into()))
+        .collect();
+    let messages: Vec<serde_json::Value> = p
+        .messages
+        .iter()
+        .map(|(t, m)| serde_json::json!({"type": t, "text": m}))
+        .collect();
+    serde_json::json!({
+        "name": j.search, "id": format!("/services/search/jobs/{}", j.sid),
+        "updated": iso_us(p.updated_us), "published": iso_us(j.published_us),
+        "links": links, "author": j.owner,
+        "acl": {"owner": j.owner, "app": "search", "sharing": "global", "modifiable": true,
+                "perms": {"read": [j.owner], "write": [j.owner]}, "ttl": p.ttl.to_string()},
+        "content": serde_json::Value::Object({
+            let mut c = content;
+            c.insert("messages".into(), messages.into());
+            c
+        }),
+    })
+}
+
+fn feed_json(entries: Vec<serde_json::Value>) -> Response {
+    let total = entries.len();
+    let body = serde_json::json!({
+        "links": {}, "origin": "/services/search/jobs", "updated": now_iso(),
+        "generator": {"build": env!("CARGO_PKG_VERSION"), "version": SPLUNK_VERSION},
+        "entry": entries, "paging": {"total": total, "perPage": 0, "offset": 0}, "messages": []
+    });
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+async fn list_jobs(
+    State(st): State<RestState>,
+    RawQuery(q): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    let user = match authenticate(&st, &headers) {
+        Ok(s) => s.user,
+        Err(r) => return r.into_response(),
+    };
+    let p = params(q.as_deref(), b"");
+    let count = param(&p, "count")
+        .and_then(|c| c.parse::<usize>().ok())
+        .unwrap_or(0);
+    let offset = param(&p, "offset")
+        .and_then(|c| c.parse::<usize>().ok())
+        .unwrap_or(0);
+    let list = st.jobs.list(&user);
+    let take = if count == 0 { usize::MAX } else { count };
+    let page: Vec<_> = list.into_iter().skip(offset).take(take).collect();
+    if param(&p, "output_mode") == Some("json") {
+        return feed_json(
+            page.iter()
+                .map(|j| job_entry_json(j, &j.progress()))
+                .collect(),
+        );
+    }
+    let mut body = atom::feed("jobs", "/services/search/jobs", &now_iso(), &[]);
+    let entries: String = page
+        .iter()
+        .map(|j| job_entry_xml(j, &j.progress(), false))
+        .collect();
+    body = body.replace(
+        "<opensearch:totalResults>0</opensearch:totalResults>",
+        &format!(
+            "<opensearch:totalResults>{}</opensearch:totalResults>",
+            page.len()
+        ),
+    );
+    body = body.replace("</feed>\n", &format!("{entries}</feed>\n"));
+    ([(header::CONTENT_TYPE, "text/xml; charset=UTF-8")], body).into_response()
+}
+
+fn no_job(sid: &str) -> Response {
+    error(
+        StatusCode::NOT_FOUND,
+        "FATAL",
+        &format!("Unknown sid: {sid}"),
+    )
+}
+
+async fn job_status(
+    State(st): State<RestState>,
+    axum::extract::Path(path): axum::extract::Path<HashMap<String, String>>,
+    RawQuery(q): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    let user = match authenticate(&st, &headers) {
+        Ok(s) => s.user,
+        Err(r) => return r.into_response(),
+    };
+    let sid = path.get("sid").cloned().unwrap_or_default();
+    let Some(j) = st.jobs.get(&sid, &user) else {
+        return no_job(&sid);
+    };
+    let p = params(q.as_deref(), b"");
+    let prog = j.progress();
+    if param(&p, "output_mode") == Some("json") {
+        return feed_json(vec![job_entry_json(&j, &prog)]);
+    }
+    (
+        [(header::CONTENT_TYPE, "text/xml; charset=UTF-8")],
+        job_entry_xml(&j, &prog, true),
+    )
+        .into_response()
+}
+
+async fn delete_job(
+    State(st): State<RestState>,
+    axum::extract::Path(path): axum::extract::Path<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Response {
+    let user = match authenticate(&st, &headers) {
+        Ok(s) => s.user,
+        Err(r) => return r.into_response(),
+    };
+    let sid = path.get("sid").cloned().unwrap_or_default();
+    if st.jobs.get(&sid, &user).is_none() {
+        return no_job(&sid);
+    }
+    st.jobs.remove(&sid);
+    (
+        [(header::CONTENT_TYPE, "text/xml; charset=UTF-8")],
+        atom::messages("INFO", "Search job cancelled."),
+    )
+        .into_response()
+}
+
+async fn control(
+    State(st): State<RestState>,
+    axum::extract::Path(path): axum::extract::Path<HashMap<String, String>>,
+    RawQuery(q): RawQuery,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let user = match authenticate(&st, &headers) {
+        Ok(s) => s.user,
+        Err(r) => return r.into_response(),
+    };
+    let sid = path.get("sid").cloned().unwrap_or_default();
+    let Some(j) = st.jobs.get(&sid, &user) else {
+        return no_job(&sid);
+    };
+    let p = params(q.as_deref(), &body);
+    let action = param(&p, "action").unwrap_or_default();
+    match j.control(action, param(&p, "ttl")) {
+        Ok(text) => {
+            if action == "cancel" {
+                st.jobs.remove(&sid);
+            }
+            (
+                [(header::CONTENT_TYPE, "text/xml; charset=UTF-8")],
+                atom::messages("INFO", text),
+            )
+                .into_response()
+        }
+        Err(e) => error(StatusCode::BAD_REQUEST, "ERROR", &e),
+    }
+}
+
+/// `results`, `results_preview`, `events` of a job (`count` default 100, `0` = all up to
+/// 50,000; `offset`; `output_mode`). `results` of an unfinished job: 204.
+async fn job_rows(
+    State(st): State<RestState>,
+    axum::extract::Path(path): axum::extract::Path<HashMap<String, String>>,
+    RawQuery(q): RawQuery,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let user = match authenticate(&st, &headers) {
+        Ok(s) => s.user,
+        Err(r) => return r.into_response(),
+    };
+    let sid = path.get("sid").cloned().unwrap_or_default();
+    let part = path.get("part").cloned().unwrap_or_default();
+    let Some(j) = st.jobs.get(&sid, &user) else {
+        return no_job(&sid);
+    };
+    let p = params(q.as_deref(), &body);
+    let mode = match Mode::parse(param(&p, "output_mode")) {
+        Ok(m) => m,
+        Err(e) => return error(StatusCode::BAD_REQUEST, "ERROR", &e),
+    };
+    let count = match param(&p, "count").map(str::parse::<usize>) {
+        None => 100,
+        Some(Ok(0)) => MAX_RESULT_ROWS,
+        Some(Ok(n)) => n.min(MAX_RESULT_ROWS),
+        Some(Err(_)) => return error(StatusCode::BAD_REQUEST, "ERROR", "count must be a number"),
+    };
+    let offset = param(&p, "offset")
+        .and_then(|o| o.parse().ok())
+        .unwrap_or(0usize);
+    let prog = j.progress();
+    let rows = match part.as_str() {
+        "results" if !j.is_done() => return StatusCode::NO_CONTENT.into_response(),
+        "results" | "results_preview" => j.rows(offset, count),
+        // The events of a transforming search are not kept (statusBuckets is 0).
+        "events" if prog.transforming => Vec::new(),
+        "events" => j.rows(offset, count),
+        "search.log" => {
+            let text = format!(
+                "search: {}\ndispatchState: {}\nrunDuration: {:.3}\n",
+                j.search,
+                prog.dispatch.name(),
+                prog.run_duration
+            );
+            return ([(header::CONTENT_TYPE, "text/plain")], text).into_response();
+        }
+        other => {
+            return error(
+                StatusCode::NOT_FOUND,
+                "ERROR",
+                &format!("Unknown job endpoint: {other}"),
+            )
+        }
+    };
+    (
+        [(header::CONTENT_TYPE, mode.content_type())],
+        output::render(mode, &rows, offset),
+    )
+        .into_response()
 }

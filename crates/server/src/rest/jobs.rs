@@ -1,0 +1,466 @@
+//! Search jobs (`exec_mode=normal|blocking`): each runs in the background, writes its result rows
+//! to `var/run/lode/dispatch/<sid>/results.jsonl` as they come, and is kept for its `ttl` after
+//! it finishes or was last touched (default 600 s, Splunk's), then removed with its directory.
+//! Control: cancel (the job is gone), finalize (stop now, keep what was found), pause/unpause,
+//! touch, setttl.
+
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::format::Cell;
+
+use super::output::Fields;
+
+/// Seconds a finished job is kept after its last access, unless `ttl` says otherwise.
+pub const DEFAULT_TTL: u64 = 600;
+/// Rows a job keeps unless `max_count` says otherwise (Splunk's default).
+pub const DEFAULT_MAX_COUNT: u64 = 10_000;
+
+/// Where a job is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dispatch {
+    /// Waiting for a search slot.
+    Queued,
+    /// Reading buckets.
+    Running,
+    /// Paused by `control action=pause`.
+    Paused,
+    /// Finished (also after `finalize`).
+    Done,
+    /// The search failed.
+    Failed,
+}
+
+impl Dispatch {
+    /// Splunk's `dispatchState`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dispatch::Queued => "QUEUED",
+            Dispatch::Running => "RUNNING",
+            Dispatch::Paused => "PAUSED",
+            Dispatch::Done => "DONE",
+            Dispatch::Failed => "FAILED",
+        }
+    }
+}
+
+/// What changes while a job runs.
+#[derive(Debug, Clone)]
+pub struct Progress {
+    /// State.
+    pub dispatch: Dispatch,
+    /// Rows written to the results file.
+    pub result_count: u64,
+    /// Events the search matched.
+    pub event_count: u64,
+    /// Events read.
+    pub scan_count: u64,
+    /// Whether the search ends in a transforming command.
+    pub transforming: bool,
+    /// Seconds spent running.
+    pub run_duration: f64,
+    /// `finalize` ended it early.
+    pub finalized: bool,
+    /// Error or warning texts.
+    pub messages: Vec<(String, String)>,
+    /// Seconds kept after the last access.
+    pub ttl: u64,
+    /// Last access (status, results, control).
+    pub touched: Instant,
+    /// `updated` of the entry, µs.
+    pub updated_us: i64,
+}
+
+/// One job.
+pub struct Job {
+    /// Search id: `<epoch seconds>.<counter>`.
+    pub sid: String,
+    /// The SPL.
+    pub search: String,
+    /// Who created it.
+    pub owner: String,
+    /// `earliest_time` / `latest_time` as given.
+    pub earliest: Option<String>,
+    /// See `earliest`.
+    pub latest: Option<String>,
+    /// Creation time, µs.
+    pub published_us: i64,
+    /// Most rows kept.
+    pub max_count: u64,
+    /// Its dispatch directory.
+    pub dir: PathBuf,
+    progress: Mutex<Progress>,
+    cancel: AtomicBool,
+    pause: AtomicBool,
+    finalize: AtomicBool,
+}
+
+fn now_us() -> i64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as i64)
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Why the row callback stopped the search.
+pub const STOPPED: &str = "job stopped";
+
+impl Job {
+    /// A snapshot of its progress (and marks it accessed).
+    pub fn progress(&self) -> Progress {
+        let mut p = lock(&self.progress);
+        p.touched = Instant::now();
+        p.clone()
+    }
+
+    /// Whether it finished (done, finalized, failed).
+    pub fn is_done(&self) -> bool {
+        matches!(
+            lock(&self.progress).dispatch,
+            Dispatch::Done | Dispatch::Failed
+        )
+    }
+
+    fn results_path(&self) -> PathBuf {
+        self.dir.join("results.jsonl")
+    }
+
+    /// Rows `offset..offset+count` of the results file (what is there so far).
+    pub fn rows(&self, offset: usize, count: usize) -> Vec<Fields> {
+        let Ok(f) = std::fs::File::open(self.results_path()) else {
+            return Vec::new();
+        };
+        std::io::BufReader::new(f)
+            .lines()
+            .map_while(Result::ok)
+            .skip(offset)
+            .take(count)
+            .filter_map(|l| decode(&l))
+            .collect()
+    }
+
+    /// Applies a `control` action; `Err` for an unknown action or bad `ttl`.
+    pub fn control(&self, action: &str, ttl: Option<&str>) -> Result<&'static str, String> {
+        let mut p = lock(&self.progress);
+        p.touched = Instant::now();
+        p.updated_us = now_us();
+        Ok(match action {
+            "cancel" => {
+                self.cancel.store(true, Ordering::Relaxed);
+                "Search job cancelled."
+            }
+            "finalize" => {
+                self.finalize.store(true, Ordering::Relaxed);
+                p.finalized = true;
+                "Search job finalized."
+            }
+            "pause" => {
+                self.pause.store(true, Ordering::Relaxed);
+                if p.dispatch == Dispatch::Running {
+                    p.dispatch = Dispatch::Paused;
+                }
+                "Search job paused."
+            }
+            "unpause" => {
+                self.pause.store(false, Ordering::Relaxed);
+                if p.dispatch == Dispatch::Paused {
+                    p.dispatch = Dispatch::Running;
+                }
+                "Search job unpaused."
+            }
+            "touch" => "Search job touched.",
+            "setttl" => {
+                let t = ttl
+                    .and_then(|t| t.trim().parse::<u64>().ok())
+                    .ok_or("setttl needs ttl=<seconds>")?;
+                p.ttl = t;
+                "Search job ttl set."
+            }
+            "enablepreview" | "disablepreview" | "save" | "unsave" | "setpriority" => {
+                "Search job updated."
+            }
+            other => return Err(format!("Unknown action: {other}")),
+        })
+    }
+
+    /// Called by the search for each batch of rows: writes them, honours pause, finalize and
+    /// cancel (returns `false` to stop).
+    fn take(&self, out: &mut std::io::BufWriter<std::fs::File>, rows: Vec<Fields>) -> bool {
+        while self.pause.load(Ordering::Relaxed)
+            && !self.cancel.load(Ordering::Relaxed)
+            && !self.finalize.load(Ordering::Relaxed)
+        {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        if self.cancel.load(Ordering::Relaxed) || self.finalize.load(Ordering::Relaxed) {
+            return false;
+        }
+        let mut p = lock(&self.progress);
+        for r in rows {
+            if p.result_count >= self.max_count {
+                return false;
+            }
+            let _ = writeln!(out, "{}", encode(&r));
+            p.result_count += 1;
+        }
+        let _ = out.flush();
+        true
+    }
+}
+
+/// A row as one JSON line: `[[name, value or [values]], …]` (keeps the field order).
+fn encode(r: &Fields) -> String {
+    let v: Vec<serde_json::Value> = r
+        .iter()
+        .map(|(k, c)| {
+            let val = match c {
+                Cell::One(s) => serde_json::Value::from(s.as_str()),
+                Cell::Many(v) => serde_json::Value::from(v.clone()),
+            };
+            serde_json::json!([k, val])
+        })
+        .collect();
+    serde_json::Value::Array(v).to_string()
+}
+
+fn decode(line: &str) -> Option<Fields> {
+    let v: Vec<(String, serde_json::Value)> = serde_json::from_str(line).ok()?;
+    Some(
+        v.into_iter()
+            .map(|(k, v)| {
+                let c = match v {
+                    serde_json::Value::Array(items) => Cell::Many(
+                        items
+                            .into_iter()
+                            .map(|i| i.as_str().unwrap_or_default().to_string())
+                            .collect(),
+                    ),
+                    other => Cell::One(other.as_str().unwrap_or_default().to_string()),
+                };
+                (k, c)
+            })
+            .collect(),
+    )
+}
+
+/// Every job of the server.
+pub struct Jobs {
+    map: Mutex<HashMap<String, Arc<Job>>>,
+    counter: AtomicU64,
+    root: PathBuf,
+}
+
+impl Jobs {
+    /// Jobs whose dispatch directories go under `root` (emptied: jobs do not outlive the
+    /// server).
+    pub fn new(root: PathBuf) -> Jobs {
+        let _ = std::fs::remove_dir_all(&root);
+        Jobs {
+            map: Mutex::default(),
+            counter: AtomicU64::new(0),
+            root,
+        }
+    }
+
+    /// Removes jobs past their ttl (finished ones only) with their directories.
+    pub fn sweep(&self) {
+        let mut m = lock(&self.map);
+        m.retain(|_, j| {
+            let p = lock(&j.progress);
+            let expired = matches!(p.dispatch, Dispatch::Done | Dispatch::Failed)
+                && p.touched.elapsed() > Duration::from_secs(p.ttl);
+            if expired {
+                let _ = std::fs::remove_dir_all(&j.dir);
+            }
+            !expired
+        });
+    }
+
+    /// The job `sid` if `user` may see it.
+    pub fn get(&self, sid: &str, user: &str) -> Option<Arc<Job>> {
+        self.sweep();
+        lock(&self.map)
+            .get(sid)
+            .filter(|j| j.owner == user)
+            .cloned()
+    }
+
+    /// `user`'s jobs, newest first.
+    pub fn list(&self, user: &str) -> Vec<Arc<Job>> {
+        self.sweep();
+        let mut v: Vec<Arc<Job>> = lock(&self.map)
+            .values()
+            .filter(|j| j.owner == user)
+            .cloned()
+            .collect();
+        v.sort_by_key(|j| std::cmp::Reverse(j.published_us));
+        v
+    }
+
+    /// Removes job `sid` (cancelling it if it runs).
+    pub fn remove(&self, sid: &str) {
+        if let Some(j) = lock(&self.map).remove(sid) {
+            j.cancel.store(true, Ordering::Relaxed);
+            let _ = std::fs::remove_dir_all(&j.dir);
+        }
+    }
+
+    /// Registers a new job (not started).
+    pub fn create(
+        &self,
+        req: &lode_search::run::SearchRequest,
+        owner: &str,
+        max_count: Option<u64>,
+        ttl: Option<u64>,
+    ) -> std::io::Result<Arc<Job>> {
+        let n = self.counter.fetch_add(1, Ordering::Relaxed) + 1;
+        let sid = format!("{}.{n}", now_us() / 1_000_000);
+        let dir = self.root.join(&sid);
+        std::fs::create_dir_all(&dir)?;
+        let job = Arc::new(Job {
+            sid: sid.clone(),
+            search: req.query.clone(),
+            owner: owner.to_string(),
+            earliest: req.earliest.clone(),
+            latest: req.latest.clone(),
+            published_us: now_us(),
+            max_count: max_count.unwrap_or(DEFAULT_MAX_COUNT).max(1),
+            dir,
+            progress: Mutex::new(Progress {
+                dispatch: Dispatch::Queued,
+                result_count: 0,
+                event_count: 0,
+                scan_count: 0,
+                transforming: false,
+                run_duration: 0.0,
+                finalized: false,
+                messages: Vec::new(),
+                ttl: ttl.unwrap_or(DEFAULT_TTL),
+                touched: Instant::now(),
+                updated_us: now_us(),
+            }),
+            cancel: AtomicBool::new(false),
+            pause: AtomicBool::new(false),
+            finalize: AtomicBool::new(false),
+        });
+        lock(&self.map).insert(sid, job.clone());
+        Ok(job)
+    }
+}
+
+/// Runs `job` to its end on the calling (blocking) thread.
+pub fn run(
+    job: &Job,
+    app: &crate::AppState,
+    req: &lode_search::run::SearchRequest,
+    fields: impl Fn(&mut lode_search::row::Row) -> Fields,
+) {
+    let t0 = Instant::now();
+    {
+        let mut p = lock(&job.progress);
+        p.dispatch = if job.pause.load(Ordering::Relaxed) {
+            Dispatch::Paused
+        } else {
+            Dispatch::Running
+        };
+        p.updated_us = now_us();
+    }
+    let file = std::fs::File::create(job.results_path());
+    let outcome = match file {
+        Err(e) => Err(format!("cannot write the results: {e}")),
+        Ok(f) => {
+            let mut out = std::io::BufWriter::new(f);
+            let opts = lode_search::run::RunOptions {
+                batch_search_max_pipeline: app.node.server_settings().search_batch_max_pipeline,
+                ..Default::default()
+            };
+            let res = lode_search::run::run_with(&app.index_root, req, &opts, &mut |rows| {
+                let rows = rows.into_iter().map(|mut r| fields(&mut r)).collect();
+                if job.take(&mut out, rows) {
+                    Ok(())
+                } else {
+                    Err(lode_search::SearchError::User(STOPPED.into()))
+                }
+            });
+            let _ = out.flush();
+            match res {
+                Ok(stats) => Ok(Some(stats)),
+                Err(lode_search::SearchError::User(m)) if m == STOPPED => Ok(None),
+                Err(e) => Err(e.to_string()),
+            }
+        }
+    };
+    let mut p = lock(&job.progress);
+    p.run_duration = t0.elapsed().as_secs_f64();
+    p.updated_us = now_us();
+    p.touched = Instant::now();
+    match outcome {
+        Ok(stats) => {
+            if let Some(s) = stats {
+                p.scan_count = s.events_scanned;
+                p.event_count = s.events_matched;
+                p.transforming = s.transforming;
+                for w in s.warnings {
+                    p.messages.push(("WARN".into(), w));
+                }
+            } else {
+                p.event_count = p.event_count.max(p.result_count);
+            }
+            if !p.transforming {
+                p.event_count = p.event_count.max(p.result_count);
+            }
+            p.dispatch = Dispatch::Done;
+        }
+        Err(e) => {
+            p.messages.push(("ERROR".into(), e));
+            p.dispatch = Dispatch::Failed;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_round_trip_in_order() {
+        let r: Fields = vec![
+            ("z".into(), Cell::One("1".into())),
+            ("a".into(), Cell::Many(vec!["x".into(), "y".into()])),
+        ];
+        assert_eq!(decode(&encode(&r)), Some(r));
+    }
+
+    #[test]
+    fn controls() {
+        let dir = tempfile::tempdir().unwrap();
+        let jobs = Jobs::new(dir.path().join("dispatch"));
+        let req = lode_search::run::SearchRequest {
+            query: "x".into(),
+            earliest: None,
+            latest: None,
+            now: 0,
+            tz: lode_time::Zone::Utc,
+            explain: false,
+            force_scan: false,
+        };
+        let j = jobs.create(&req, "ann", None, Some(0)).unwrap();
+        assert!(jobs.get(&j.sid, "bob").is_none(), "private to its owner");
+        assert!(jobs.get(&j.sid, "ann").is_some());
+        assert!(j.control("setttl", Some("5")).is_ok());
+        assert!(j.control("setttl", None).is_err());
+        assert!(j.control("explode", None).is_err());
+        j.control("pause", None).unwrap();
+        j.control("cancel", None).unwrap();
+        jobs.remove(&j.sid);
+        assert!(jobs.get(&j.sid, "ann").is_none());
+        assert!(!j.dir.exists());
+    }
+}
