@@ -8,6 +8,7 @@
 //! (`exec_mode=normal|blocking`) are not served yet and say so.
 
 pub mod atom;
+pub mod inputs;
 pub mod jobs;
 pub mod output;
 
@@ -135,7 +136,7 @@ fn fail(status: StatusCode, kind: &'static str, text: &str) -> Fail {
 }
 
 /// An XML error answer.
-fn error(status: StatusCode, kind: &'static str, text: &str) -> Response {
+pub(crate) fn error(status: StatusCode, kind: &'static str, text: &str) -> Response {
     fail(status, kind, text).into_response()
 }
 
@@ -148,7 +149,7 @@ fn unauthorized() -> Fail {
 }
 
 /// Query string and form body together (the SDK posts forms without a Content-Type).
-fn params(query: Option<&str>, body: &[u8]) -> Vec<(String, String)> {
+pub(crate) fn params(query: Option<&str>, body: &[u8]) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = query
         .map(|q| serde_urlencoded::from_str(q).unwrap_or_default())
         .unwrap_or_default();
@@ -156,12 +157,12 @@ fn params(query: Option<&str>, body: &[u8]) -> Vec<(String, String)> {
     out
 }
 
-fn param<'a>(p: &'a [(String, String)], k: &str) -> Option<&'a str> {
+pub(crate) fn param<'a>(p: &'a [(String, String)], k: &str) -> Option<&'a str> {
     p.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str())
 }
 
 /// The session of a request: a session key (header or cookie) or Basic credentials.
-fn authenticate(st: &RestState, headers: &HeaderMap) -> Result<Session, Fail> {
+pub(crate) fn authenticate(st: &RestState, headers: &HeaderMap) -> Result<Session, Fail> {
     if let Some(v) = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -209,7 +210,19 @@ pub fn router(state: RestState) -> Router {
     for prefix in ["/services", "/servicesNS/{owner}/{app}"] {
         r = r
             .route(&format!("{prefix}/server/info"), get(server_info))
-            .route(&format!("{prefix}/messages"), get(messages));
+            .route(&format!("{prefix}/messages"), get(messages))
+            .route(
+                &format!("{prefix}/data/inputs/http"),
+                get(inputs::collection).post(inputs::collection),
+            )
+            .route(
+                &format!("{prefix}/data/inputs/http/{{name}}"),
+                get(inputs::one).post(inputs::one).delete(inputs::one),
+            )
+            .route(
+                &format!("{prefix}/data/inputs/http/{{name}}/{{action}}"),
+                post(inputs::one),
+            );
         for jobs in ["search/jobs", "search/v1/jobs", "search/v2/jobs"] {
             r = r
                 .route(&format!("{prefix}/{jobs}"), post(create_job).get(list_jobs))
@@ -287,7 +300,7 @@ async fn login(State(st): State<RestState>, RawQuery(q): RawQuery, body: Bytes) 
     resp
 }
 
-fn now_iso() -> String {
+pub(crate) fn now_iso() -> String {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64());

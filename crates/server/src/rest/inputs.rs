@@ -1,0 +1,263 @@
+//! `/services/data/inputs/http`: HTTP Event Collector tokens over REST, as Splunk serves them
+//! (entries named `http://<name>`), for scripts that create tokens. Changes go to the same
+//! `inputs.conf` the `lode hec` commands edit; the collector picks them up within a second.
+//! Only users with the `admin` role may list or change tokens.
+
+use std::collections::HashMap;
+
+use axum::body::Bytes;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use lode_node::hec::{HecConfig, HecToken};
+
+use super::atom::{self, DictValue};
+use super::{authenticate, error, now_iso, param, params, RestState};
+
+fn entry(t: &HecToken) -> atom::Entry {
+    let b = |x: bool| DictValue::Text(if x { "1" } else { "0" }.into());
+    let o = |x: &Option<String>| DictValue::Text(x.clone().unwrap_or_default());
+    atom::Entry {
+        title: format!("http://{}", t.name),
+        path: format!("/services/data/inputs/http/{}", t.name),
+        author: "nobody".into(),
+        updated: now_iso(),
+        content: vec![
+            ("token".into(), DictValue::Text(t.token.clone())),
+            ("index".into(), o(&t.index)),
+            ("indexes".into(), DictValue::List(t.indexes.clone())),
+            ("sourcetype".into(), o(&t.sourcetype)),
+            ("source".into(), o(&t.source)),
+            ("host".into(), o(&t.host)),
+            ("useACK".into(), b(t.use_ack)),
+            ("disabled".into(), b(t.disabled)),
+            ("allowQueryStringAuth".into(), b(t.allow_query_string_auth)),
+        ],
+    }
+}
+
+fn json_entry(t: &HecToken) -> serde_json::Value {
+    serde_json::json!({
+        "name": format!("http://{}", t.name),
+        "id": format!("/services/data/inputs/http/{}", t.name),
+        "author": "nobody",
+        "acl": {"app": "splunk_httpinput", "owner": "nobody", "sharing": "app"},
+        "content": {
+            "token": t.token, "index": t.index.clone().unwrap_or_default(),
+            "indexes": t.indexes, "sourcetype": t.sourcetype.clone().unwrap_or_default(),
+            "source": t.source.clone().unwrap_or_default(), "host": t.host.clone().unwrap_or_default(),
+            "useACK": t.use_ack, "disabled": t.disabled,
+            "allowQueryStringAuth": t.allow_query_string_auth,
+        }
+    })
+}
+
+/// The answer listing `tokens` in the requested form.
+fn answer(p: &[(String, String)], tokens: &[&HecToken], status: StatusCode) -> Response {
+    if param(p, "output_mode") == Some("json") {
+        let body = serde_json::json!({
+            "origin": "/services/data/inputs/http", "updated": now_iso(),
+            "entry": tokens.iter().map(|t| json_entry(t)).collect::<Vec<_>>(),
+            "paging": {"total": tokens.len(), "perPage": 30, "offset": 0}, "messages": []
+        });
+        return (
+            status,
+            [(header::CONTENT_TYPE, "application/json")],
+            body.to_string(),
+        )
+            .into_response();
+    }
+    let entries: Vec<atom::Entry> = tokens.iter().map(|t| entry(t)).collect();
+    (
+        status,
+        [(header::CONTENT_TYPE, "text/xml; charset=UTF-8")],
+        atom::feed("http", "/services/data/inputs/http", &now_iso(), &entries),
+    )
+        .into_response()
+}
+
+/// Passes when the caller has the `admin` role; else the refusal (401 or 403).
+fn admin(st: &RestState, headers: &HeaderMap) -> Result<(), Response> {
+    let s = authenticate(st, headers).map_err(IntoResponse::into_response)?;
+    if s.roles.iter().any(|r| r == "admin") {
+        return Ok(());
+    }
+    Err(error(
+        StatusCode::FORBIDDEN,
+        "ERROR",
+        &format!(
+            "You (user={}) do not have permission to manage HTTP Event Collector tokens",
+            s.user
+        ),
+    ))
+}
+
+fn bool_param(p: &[(String, String)], k: &str) -> Result<Option<bool>, Response> {
+    match param(p, k).map(|v| v.trim().to_ascii_lowercase()) {
+        None => Ok(None),
+        Some(v) if matches!(v.as_str(), "1" | "true" | "t" | "yes") => Ok(Some(true)),
+        Some(v) if matches!(v.as_str(), "0" | "false" | "f" | "no") => Ok(Some(false)),
+        Some(v) => Err(error(
+            StatusCode::BAD_REQUEST,
+            "ERROR",
+            &format!("Argument \"{k}\" must be a boolean, not '{v}'"),
+        )),
+    }
+}
+
+/// Applies the editable settings of `p` to `t`.
+fn apply(t: &mut HecToken, p: &[(String, String)]) -> Result<(), Response> {
+    let text = |k: &str| param(p, k).map(|v| v.trim().to_string());
+    if let Some(v) = text("token") {
+        t.token = v;
+    }
+    for (k, slot) in [
+        ("index", &mut t.index),
+        ("sourcetype", &mut t.sourcetype),
+        ("source", &mut t.source),
+        ("host", &mut t.host),
+    ] {
+        if let Some(v) = text(k) {
+            *slot = (!v.is_empty()).then_some(v);
+        }
+    }
+    if let Some(v) = text("indexes") {
+        t.indexes = v
+            .split(',')
+            .map(str::trim)
+            .filter(|i| !i.is_empty())
+            .map(str::to_string)
+            .collect();
+    }
+    if let Some(b) = bool_param(p, "useACK")? {
+        t.use_ack = b;
+    }
+    if let Some(b) = bool_param(p, "disabled")? {
+        t.disabled = b;
+    }
+    if let Some(b) = bool_param(p, "allowQueryStringAuth")? {
+        t.allow_query_string_auth = b;
+    }
+    Ok(())
+}
+
+fn config_error(e: lode_node::NodeError) -> Response {
+    error(StatusCode::BAD_REQUEST, "ERROR", &e.to_string())
+}
+
+/// `GET` lists the tokens; `POST name=…` creates one.
+pub async fn collection(
+    State(st): State<RestState>,
+    RawQuery(q): RawQuery,
+    headers: HeaderMap,
+    method: axum::http::Method,
+    body: Bytes,
+) -> Response {
+    if let Err(r) = admin(&st, &headers) {
+        return r;
+    }
+    let p = params(q.as_deref(), &body);
+    let home = st.app.node.home();
+    let mut cfg = match HecConfig::load(home) {
+        Ok(c) => c,
+        Err(e) => return config_error(e),
+    };
+    if method == axum::http::Method::GET {
+        return answer(&p, &cfg.tokens.iter().collect::<Vec<_>>(), StatusCode::OK);
+    }
+    let Some(name) = param(&p, "name").map(|n| n.trim_start_matches("http://").to_string()) else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "ERROR",
+            "Argument \"name\" is required",
+        );
+    };
+    let mut t = HecToken::new(&name);
+    if let Err(r) = apply(&mut t, &p) {
+        return r;
+    }
+    if let Err(e) = cfg.add(t.clone()).and_then(|_| cfg.save(home)) {
+        let status = if e.to_string().contains("exists already") {
+            StatusCode::CONFLICT
+        } else {
+            StatusCode::BAD_REQUEST
+        };
+        return error(status, "ERROR", &e.to_string());
+    }
+    answer(&p, &[&t], StatusCode::CREATED)
+}
+
+/// `GET` one token, `POST` edits it, `DELETE` removes it; `…/enable` and `…/disable`.
+pub async fn one(
+    State(st): State<RestState>,
+    Path(path): Path<HashMap<String, String>>,
+    RawQuery(q): RawQuery,
+    headers: HeaderMap,
+    method: axum::http::Method,
+    body: Bytes,
+) -> Response {
+    if let Err(r) = admin(&st, &headers) {
+        return r;
+    }
+    let p = params(q.as_deref(), &body);
+    let name = path
+        .get("name")
+        .map(|n| {
+            n.trim_start_matches("http:")
+                .trim_start_matches("//")
+                .to_string()
+        })
+        .unwrap_or_default();
+    let action = path.get("action").map(String::as_str);
+    let home = st.app.node.home();
+    let mut cfg = match HecConfig::load(home) {
+        Ok(c) => c,
+        Err(e) => return config_error(e),
+    };
+    let not_found = || {
+        error(
+            StatusCode::NOT_FOUND,
+            "ERROR",
+            &format!("Could not find object id=http://{name}"),
+        )
+    };
+    if method == axum::http::Method::DELETE {
+        return match cfg.remove(&name).and_then(|_| cfg.save(home)) {
+            Ok(()) => answer(&p, &[], StatusCode::OK),
+            Err(_) => not_found(),
+        };
+    }
+    let Ok(t) = cfg.by_name_mut(&name) else {
+        return not_found();
+    };
+    if method == axum::http::Method::POST {
+        let r = match action {
+            Some("enable") => {
+                t.disabled = false;
+                Ok(())
+            }
+            Some("disable") => {
+                t.disabled = true;
+                Ok(())
+            }
+            Some(other) => {
+                return error(
+                    StatusCode::NOT_FOUND,
+                    "ERROR",
+                    &format!("Unknown action: {other}"),
+                )
+            }
+            None => apply(t, &p),
+        };
+        if let Err(r) = r {
+            return r;
+        }
+        if let Err(e) = cfg.save(home) {
+            return config_error(e);
+        }
+    }
+    match cfg.tokens.iter().find(|t| t.name == name) {
+        Some(t) => answer(&p, &[t], StatusCode::OK),
+        None => not_found(),
+    }
+}
