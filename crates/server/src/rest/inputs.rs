@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Response};
 use lode_node::hec::{HecConfig, HecToken};
 
 use super::atom::{self, DictValue};
-use super::{authenticate, error, now_iso, param, params, RestState};
+use super::{authenticate, error, fail, now_iso, param, params, Fail, RestState};
 
 fn entry(t: &HecToken) -> atom::Entry {
     let b = |x: bool| DictValue::Text(if x { "1" } else { "0" }.into());
@@ -77,12 +77,12 @@ fn answer(p: &[(String, String)], tokens: &[&HecToken], status: StatusCode) -> R
 }
 
 /// Passes when the caller has the `admin` role; else the refusal (401 or 403).
-fn admin(st: &RestState, headers: &HeaderMap) -> Result<(), Response> {
-    let s = authenticate(st, headers).map_err(IntoResponse::into_response)?;
+fn admin(st: &RestState, headers: &HeaderMap) -> Result<(), Fail> {
+    let s = authenticate(st, headers)?;
     if s.roles.iter().any(|r| r == "admin") {
         return Ok(());
     }
-    Err(error(
+    Err(fail(
         StatusCode::FORBIDDEN,
         "ERROR",
         &format!(
@@ -92,12 +92,12 @@ fn admin(st: &RestState, headers: &HeaderMap) -> Result<(), Response> {
     ))
 }
 
-fn bool_param(p: &[(String, String)], k: &str) -> Result<Option<bool>, Response> {
+fn bool_param(p: &[(String, String)], k: &str) -> Result<Option<bool>, Fail> {
     match param(p, k).map(|v| v.trim().to_ascii_lowercase()) {
         None => Ok(None),
         Some(v) if matches!(v.as_str(), "1" | "true" | "t" | "yes") => Ok(Some(true)),
         Some(v) if matches!(v.as_str(), "0" | "false" | "f" | "no") => Ok(Some(false)),
-        Some(v) => Err(error(
+        Some(v) => Err(fail(
             StatusCode::BAD_REQUEST,
             "ERROR",
             &format!("Argument \"{k}\" must be a boolean, not '{v}'"),
@@ -106,7 +106,7 @@ fn bool_param(p: &[(String, String)], k: &str) -> Result<Option<bool>, Response>
 }
 
 /// Applies the editable settings of `p` to `t`.
-fn apply(t: &mut HecToken, p: &[(String, String)]) -> Result<(), Response> {
+fn apply(t: &mut HecToken, p: &[(String, String)]) -> Result<(), Fail> {
     let text = |k: &str| param(p, k).map(|v| v.trim().to_string());
     if let Some(v) = text("token") {
         t.token = v;
@@ -154,7 +154,7 @@ pub async fn collection(
     body: Bytes,
 ) -> Response {
     if let Err(r) = admin(&st, &headers) {
-        return r;
+        return r.into_response();
     }
     let p = params(q.as_deref(), &body);
     let home = st.app.node.home();
@@ -174,7 +174,7 @@ pub async fn collection(
     };
     let mut t = HecToken::new(&name);
     if let Err(r) = apply(&mut t, &p) {
-        return r;
+        return r.into_response();
     }
     if let Err(e) = cfg.add(t.clone()).and_then(|_| cfg.save(home)) {
         let status = if e.to_string().contains("exists already") {
@@ -197,7 +197,7 @@ pub async fn one(
     body: Bytes,
 ) -> Response {
     if let Err(r) = admin(&st, &headers) {
-        return r;
+        return r.into_response();
     }
     let p = params(q.as_deref(), &body);
     let name = path
@@ -250,7 +250,7 @@ pub async fn one(
             None => apply(t, &p),
         };
         if let Err(r) = r {
-            return r;
+            return r.into_response();
         }
         if let Err(e) = cfg.save(home) {
             return config_error(e);

@@ -131,7 +131,7 @@ impl IntoResponse for Fail {
     }
 }
 
-fn fail(status: StatusCode, kind: &'static str, text: &str) -> Fail {
+pub(crate) fn fail(status: StatusCode, kind: &'static str, text: &str) -> Fail {
     Fail(status, kind, text.to_string())
 }
 
