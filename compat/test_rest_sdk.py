@@ -14,7 +14,7 @@ from conftest import ADMIN_PASSWORD, SAMPLE_EVENTS
 
 def connect(lode, **kw):
     u = urllib.parse.urlparse(lode.api)
-    return client.connect(host=u.hostname, port=u.port, scheme="http",
+    return client.connect(host=u.hostname, port=u.port, scheme=u.scheme,
                           username=kw.get("username", "admin"),
                           password=kw.get("password", ADMIN_PASSWORD), autologin=True)
 
@@ -75,7 +75,7 @@ def test_bad_search_is_an_http_error(lode):
 def test_unauthenticated_requests_are_refused(lode):
     import requests
     for path in ["/services/server/info", "/services/search/jobs/export?search=search+x"]:
-        r = requests.get(lode.api + path)
+        r = requests.get(lode.api + path, verify=False)
         assert r.status_code == 401, path
         assert "<msg type=\"WARN\">" in r.text
 

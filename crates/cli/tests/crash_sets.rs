@@ -33,7 +33,9 @@ fn two_pipeline_sets_lose_no_acknowledged_event_on_sigkill() {
         2,
         |round, url| {
             if round == 0 {
-                let m: serde_json::Value = ureq::get(&format!("{url}/lode/metrics"))
+                let m: serde_json::Value = lode
+                    .agent()
+                    .get(&format!("{url}/lode/metrics"))
                     .call()
                     .expect("metrics")
                     .into_json()

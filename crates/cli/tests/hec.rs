@@ -5,7 +5,6 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::Lode;
@@ -13,26 +12,6 @@ use common::Lode;
 const TOKEN: &str = "5f0c3a52-7d0e-4b1e-9a51-3b1c2d4e5f60";
 const ACK_TOKEN: &str = "5f0c3a52-7d0e-4b1e-9a51-3b1c2d4e5f61";
 const CHANNEL: &str = "0aa6b6c4-84f5-4b7e-a9a3-3c1c2d4e5f62";
-
-/// An HTTPS agent trusting only the home's generated certificate.
-fn agent(lode: &Lode) -> ureq::Agent {
-    use rustls::pki_types::pem::PemObject;
-    let pem = lode.path().join("etc/auth/lode-server.pem");
-    let mut roots = rustls::RootCertStore::empty();
-    for c in rustls::pki_types::CertificateDer::pem_file_iter(&pem).unwrap() {
-        roots.add(c.unwrap()).unwrap();
-    }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let cfg = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    ureq::AgentBuilder::new()
-        .tls_config(Arc::new(cfg))
-        .timeout(Duration::from_secs(30))
-        .build()
-}
 
 /// Status and JSON body of a request (error statuses included).
 fn call(req: ureq::Request, body: &str) -> (u16, serde_json::Value) {
@@ -88,7 +67,7 @@ fn collector_over_tls_end_to_end() {
     // Keep draining the server's stderr so it never blocks on a full pipe.
     std::thread::spawn(move || for _ in lines {});
     assert!(url.starts_with("https://127.0.0.1:"), "{url}");
-    let agent = agent(&lode);
+    let agent = lode.agent();
     let auth = format!("Splunk {TOKEN}");
 
     let (s, v) = call(agent.get(&format!("{url}/services/collector/health")), "");

@@ -61,6 +61,12 @@ pub struct ServerSettings {
     /// `[search] batch_search_max_pipeline`: parallel pipelines of a batch-mode search
     /// (0 = the number of cores).
     pub search_batch_max_pipeline: usize,
+    /// `[sslConfig] enableSplunkdSSL`: the API over TLS (default true, as splunkd).
+    pub ssl: bool,
+    /// `[sslConfig] serverCert`: PEM certificate chain (empty: the generated self-signed one).
+    pub server_cert: String,
+    /// `[sslConfig] privKeyPath`: PEM key of `serverCert`.
+    pub priv_key_path: String,
 }
 
 fn value<'a>(
@@ -170,6 +176,9 @@ pub fn load_server(etc: &Path) -> Result<(ServerSettings, Vec<Warning>), ConfErr
         search_max_queued: 256,
         search_bucket_cache_mb: 512,
         search_batch_max_pipeline: 0,
+        ssl: true,
+        server_cert: String::new(),
+        priv_key_path: String::new(),
     };
     let mut warnings = Vec::new();
     for stanza in conf.stanzas() {
@@ -195,6 +204,23 @@ pub fn load_server(etc: &Path) -> Result<(ServerSettings, Vec<Warning>), ConfErr
                 ("search", "bucket_cache_mb") => {
                     s.search_bucket_cache_mb = parse_num(&e.value, "bucket_cache_mb", &at)?
                 }
+                ("sslConfig", "enableSplunkdSSL") => {
+                    s.ssl = match e.value.trim().to_ascii_lowercase().as_str() {
+                        "1" | "true" | "t" | "yes" => true,
+                        "0" | "false" | "f" | "no" => false,
+                        other => {
+                            return Err(ConfError::Syntax {
+                                origin: e.origin.to_string(),
+                                line: e.line,
+                                message: format!(
+                                    "enableSplunkdSSL = {other}: expected true or false"
+                                ),
+                            })
+                        }
+                    }
+                }
+                ("sslConfig", "serverCert") => s.server_cert = e.value.trim().to_string(),
+                ("sslConfig", "privKeyPath") => s.priv_key_path = e.value.trim().to_string(),
                 ("search", "batch_search_max_pipeline") => {
                     s.search_batch_max_pipeline =
                         parse_num(&e.value, "batch_search_max_pipeline", &at)?

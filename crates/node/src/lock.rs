@@ -7,7 +7,7 @@
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -18,8 +18,11 @@ use crate::Home;
 pub struct ServerInfo {
     /// Process id of the server.
     pub pid: u32,
-    /// Base URL of its HTTP API, e.g. `http://127.0.0.1:8089`.
+    /// Base URL of its HTTP API, e.g. `https://127.0.0.1:8089`.
     pub url: String,
+    /// PEM certificate the API presents when `url` is https (clients on this machine trust it).
+    #[serde(default)]
+    pub cert: Option<PathBuf>,
 }
 
 /// The exclusive lock on a home; released on drop (or process death).
@@ -78,10 +81,11 @@ pub fn acquire(home: &Home) -> io::Result<Holder> {
 
 impl HomeLock {
     /// Publishes this process as the home's server at `url`.
-    pub fn publish_server(&self, url: &str) -> io::Result<()> {
+    pub fn publish_server(&self, url: &str, cert: Option<&Path>) -> io::Result<()> {
         let info = ServerInfo {
             pid: std::process::id(),
             url: url.to_string(),
+            cert: cert.map(Path::to_path_buf),
         };
         let tmp = self.info_path.with_extension("json.tmp");
         std::fs::write(&tmp, serde_json::to_vec(&info).map_err(io::Error::other)?)?;
@@ -107,7 +111,7 @@ mod tests {
             panic!("free home not acquired")
         };
         assert!(matches!(acquire(&home).unwrap(), Holder::OtherWriter));
-        lock.publish_server("http://127.0.0.1:1").unwrap();
+        lock.publish_server("http://127.0.0.1:1", None).unwrap();
         match acquire(&home).unwrap() {
             Holder::Server(info) => assert_eq!(info.url, "http://127.0.0.1:1"),
             other => panic!("expected server, got {other:?}"),

@@ -82,7 +82,7 @@ pub fn oneshot(home: &Home, args: OneshotArgs) -> CliResult {
                     ("source", meta.source.as_str()),
                 ];
                 let reader = bar.wrap_read(io::Cursor::new(head).chain(reader));
-                let reply = client::ingest(&info.url, &params, reader)?;
+                let reply = client::ingest(&info, &params, reader)?;
                 totals.events += reply.events;
                 totals.bytes += reply.bytes;
                 totals.dropped += reply.dropped;

@@ -16,7 +16,7 @@ pub fn run(home: &Home, args: RollArgs) -> CliResult {
             node.close()
                 .map_err(|e| CliError::new(FAILURE, e.to_string()))?;
         }
-        Holder::Server(info) => client::roll(&info.url, args.index.as_deref())?,
+        Holder::Server(info) => client::roll(&info, args.index.as_deref())?,
         Holder::OtherWriter => {
             return Err(CliError::new(
                 BUSY,

@@ -124,6 +124,17 @@ pub fn serve(
         Ok(None) => {}
         Err(e) => return Err(super::node_error(e)),
     }
+    let settings = node.server_settings().clone();
+    let api_tls = if settings.ssl {
+        let (cert, key) =
+            lode_server::tls::cert_files(home, &settings.server_cert, &settings.priv_key_path)
+                .map_err(|e| CliError::new(CONFIG, e))?;
+        let cfg =
+            lode_server::tls::server_config(&cert, &key).map_err(|e| CliError::new(CONFIG, e))?;
+        Some((cfg, cert))
+    } else {
+        None
+    };
     let forwarder = lode_server::internal::start(node.clone(), super::add::local_host());
     let state = lode_server::AppState::new(node.clone(), home.index_root());
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -131,12 +142,12 @@ pub fn serve(
         .build()
         .map_err(|e| CliError::new(FAILURE, format!("cannot start the runtime: {e}")))?;
     rt.block_on(async {
-        let listener = tokio::net::TcpListener::bind(&listen)
-            .await
+        let listener = std::net::TcpListener::bind(&listen)
             .map_err(|e| CliError::new(FAILURE, format!("cannot listen on {listen}: {e}")))?;
         let addr = listener.local_addr()?;
-        let url = format!("http://{addr}");
-        lock.publish_server(&url)?;
+        let scheme = if api_tls.is_some() { "https" } else { "http" };
+        let url = format!("{scheme}://{addr}");
+        lock.publish_server(&url, api_tls.as_ref().map(|(_, cert)| cert.as_path()))?;
         eprintln!(
             "lode: serving {} at {url} (Ctrl-C to stop)",
             home.root().display()
@@ -181,7 +192,16 @@ pub fn serve(
         });
         let rest = lode_server::rest::RestState::new(state.clone(), addr.port());
         let router = lode_server::app(state).merge(lode_server::rest::router(rest));
-        lode_server::serve_router(listener, router, stopped(stop_rx)).await?;
+        match api_tls {
+            Some((cfg, _)) => {
+                lode_server::tls::serve(listener, router, Some(cfg), stopped(stop_rx)).await?
+            }
+            None => {
+                listener.set_nonblocking(true)?;
+                let listener = tokio::net::TcpListener::from_std(listener)?;
+                lode_server::serve_router(listener, router, stopped(stop_rx)).await?
+            }
+        }
         if let Some(h) = hec {
             match h.await {
                 Ok(Err(e)) => tracing::error!(error = %e, "HTTP Event Collector failed"),

@@ -60,6 +60,7 @@ fn next(seed: &mut u64) -> u64 {
 
 /// One client: sends batches with ids from `first` until `stop` or until the server dies.
 fn client(
+    agent: ureq::Agent,
     url: String,
     first: u64,
     round: u64,
@@ -72,7 +73,8 @@ fn client(
             let body: String = (id..id + BATCH)
                 .map(|i| format!("2024-03-01T10:00:00Z crashtest id=e{i} round={round}\n"))
                 .collect();
-            let reply = ureq::post(&format!("{url}/lode/ingest"))
+            let reply = agent
+                .post(&format!("{url}/lode/ingest"))
                 .query("sourcetype", "crashtest")
                 .timeout(Duration::from_secs(20))
                 .send_string(&body);
@@ -139,6 +141,7 @@ pub fn run(
         let writers: Vec<_> = (0..clients)
             .map(|c| {
                 client(
+                    lode.agent(),
                     url.clone(),
                     round * 1_000_000 + c * 500_000,
                     round,

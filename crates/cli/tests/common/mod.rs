@@ -26,6 +26,27 @@ impl Default for Lode {
 }
 
 impl Lode {
+    /// An HTTPS agent trusting only the certificate `lode serve` generated in this home.
+    pub fn agent(&self) -> ureq::Agent {
+        use rustls::pki_types::pem::PemObject;
+        let pem = self.path().join("etc/auth/lode-server.pem");
+        let mut roots = rustls::RootCertStore::empty();
+        for c in rustls::pki_types::CertificateDer::pem_file_iter(&pem).expect("server certificate")
+        {
+            roots.add(c.expect("PEM")).expect("certificate");
+        }
+        let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+        let cfg = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .expect("TLS versions")
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        ureq::AgentBuilder::new()
+            .tls_config(std::sync::Arc::new(cfg))
+            .timeout(std::time::Duration::from_secs(30))
+            .build()
+    }
+
     pub fn new() -> Lode {
         Lode {
             home: tempfile::tempdir().expect("temp dir"),
