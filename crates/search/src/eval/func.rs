@@ -68,9 +68,18 @@ pub fn check_arity(name: &str, n: usize) -> Result<(), SearchError> {
 }
 
 /// Checks literal arguments that can be judged before any row is seen: a `searchmatch`
-/// clause, a `cidrmatch` subnet, a `tonumber` base.
+/// clause, a `cidrmatch` subnet, a `printf` format, a `tonumber` base.
 pub fn check_literals(name: &str, args: &[Expr]) -> Result<(), SearchError> {
+    if let ("tonumber", [_, Expr::Num(base)]) = (name, args) {
+        let probe = [Value::Str("0".into()), Value::Num(*base)];
+        return math::call(name, &probe)
+            .unwrap_or(Ok(Value::Null))
+            .map(|_| ());
+    }
     match (name, args.first()) {
+        ("printf", Some(Expr::Str(f))) => format::call(name, &[Value::Str(f.clone())])
+            .unwrap_or(Ok(Value::Null))
+            .map(|_| ()),
         ("searchmatch", Some(Expr::Str(s))) => lazy::parse_clause(s).map(|_| ()),
         ("cidrmatch", Some(Expr::Str(s))) => match net::Cidr::parse(s) {
             Some(_) => Ok(()),

@@ -133,6 +133,11 @@ fn printf_and_urldecode() {
     assert_eq!(text(call("printf", vec![s("%04X"), f("n")])), "0007");
     assert!(run(call("printf", vec![nu(), n(1.0)])).is_null());
     assert!(err(call("printf", vec![s("%y"), n(1.0)])).contains("printf"));
+    // Literal formats and bases are checked before any row is seen.
+    assert!(check(&call("printf", vec![s("%d%q")])).is_err());
+    assert!(check(&call("printf", vec![s("%d %s"), f("n")])).is_ok());
+    assert!(check(&call("tonumber", vec![f("n"), n(1.0)])).is_err());
+    assert!(check(&call("tonumber", vec![f("n"), n(16.0)])).is_ok());
     assert_eq!(
         text(call(
             "urldecode",
