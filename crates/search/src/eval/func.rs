@@ -76,6 +76,7 @@ pub fn check_literals(name: &str, args: &[Expr]) -> Result<(), SearchError> {
             .unwrap_or(Ok(Value::Null))
             .map(|_| ());
     }
+    lazy::check(name, args)?;
     match (name, args.first()) {
         ("printf", Some(Expr::Str(f))) => format::call(name, &[Value::Str(f.clone())])
             .unwrap_or(Ok(Value::Null))

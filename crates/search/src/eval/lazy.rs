@@ -60,6 +60,38 @@ pub fn call(
     }
 }
 
+/// Checks the shape `mvfilter` and `mvmap` need before any row is seen.
+pub fn check(name: &str, args: &[Expr]) -> Result<(), SearchError> {
+    match (name, args) {
+        ("mvfilter", [pred]) => filter_field(pred).map(|_| ()),
+        ("mvmap", [mv, _]) => map_field(mv).map(|_| ()),
+        _ => Ok(()),
+    }
+}
+
+/// The one field an `mvfilter` predicate reads.
+fn filter_field(pred: &Expr) -> Result<String, SearchError> {
+    let mut names = Vec::new();
+    fields_of(pred, &mut names);
+    match &names[..] {
+        [field] => Ok(field.clone()),
+        _ => Err(SearchError::User(format!(
+            "mvfilter: the expression must read exactly one field, but it reads {}",
+            names.len()
+        ))),
+    }
+}
+
+/// The field `mvmap` maps over.
+fn map_field(mv: &Expr) -> Result<&str, SearchError> {
+    match mv {
+        Expr::Field(f) => Ok(f),
+        _ => Err(SearchError::User(
+            "mvmap: the first argument must be a field name".to_string(),
+        )),
+    }
+}
+
 fn searchmatch(ev: &mut Evaluator, arg: &Expr, row: &mut Row) -> Result<Value, SearchError> {
     let text = ev.eval(arg, row)?;
     if text.is_null() {
@@ -113,15 +145,8 @@ fn per_value(
 /// `mvfilter(<predicate>)`: the values of the one field the predicate reads for which it is
 /// true.
 fn mvfilter(ev: &mut Evaluator, pred: &Expr, row: &mut Row) -> Result<Value, SearchError> {
-    let mut names = Vec::new();
-    fields_of(pred, &mut names);
-    let [field] = &names[..] else {
-        return Err(SearchError::User(format!(
-            "mvfilter: the expression must read exactly one field, but it reads {}",
-            names.len()
-        )));
-    };
-    per_value(ev, field, pred, row, |x, r, out| {
+    let field = filter_field(pred)?;
+    per_value(ev, &field, pred, row, |x, r, out| {
         if truth(&r) == Some(true) {
             out.push(x.clone());
         }
@@ -131,11 +156,7 @@ fn mvfilter(ev: &mut Evaluator, pred: &Expr, row: &mut Row) -> Result<Value, Sea
 /// `mvmap(<field>, <expression>)`: the expression's result for each value of the field (null
 /// results dropped).
 fn mvmap(ev: &mut Evaluator, mv: &Expr, body: &Expr, row: &mut Row) -> Result<Value, SearchError> {
-    let Expr::Field(field) = mv else {
-        return Err(SearchError::User(
-            "mvmap: the first argument must be a field name".to_string(),
-        ));
-    };
+    let field = map_field(mv)?;
     per_value(ev, field, body, row, |_, r, out| {
         out.extend(r.iter_values().cloned())
     })

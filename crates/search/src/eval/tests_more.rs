@@ -213,6 +213,8 @@ fn mvfilter_and_mvmap_bind_the_field_per_value() {
     let got = eval_on(call("mvmap", vec![f("v"), times2]), &mut r).unwrap();
     assert_eq!(got.to_string(), "6\n24\n80");
     assert!(eval_on(call("mvmap", vec![s("v"), f("v")]), &mut r).is_err());
+    assert!(err(call("mvmap", vec![s("v"), f("v")])).contains("field name"));
+    assert!(err(call("mvfilter", vec![call("true", vec![])])).contains("reads 0"));
     assert!(run(call("mvmap", vec![f("missing"), f("missing")])).is_null());
 }
 
