@@ -162,8 +162,8 @@ pub enum TimeUnit {
 /// One aggregation: `fn(field) [AS alias]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Agg {
-    /// Function name, lowercased (`count`, `dc`, `sum`, `avg`, `min`, `max`, `values`,
-    /// `earliest`, `latest`; `distinct_count` and `mean` are normalised to `dc` and `avg`).
+    /// Function name, lowercased and kept as written (`dc`, `distinct_count`, `avg`, `mean`,
+    /// `p95`, …; only `c` becomes `count`), so the default column is named as the user wrote it.
     pub func: String,
     /// The field argument (`None` only for `count`).
     pub field: Option<String>,

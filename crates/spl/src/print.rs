@@ -318,7 +318,7 @@ mod tests {
     fn commands_canonical_text_omits_defaults() {
         assert_eq!(
             canon("x | STATS Count, Mean(b) As m BY h s"),
-            "search x | stats count, avg(b) AS m by h, s"
+            "search x | stats count, mean(b) AS m by h, s"
         );
         assert_eq!(
             canon("x | timechart count span=1hr limit=10 useother=t"),

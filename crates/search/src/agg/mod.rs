@@ -5,6 +5,11 @@
 pub mod count;
 pub mod distinct;
 pub mod extreme;
+pub mod list;
+pub mod mode;
+pub mod perc;
+pub mod rate;
+pub mod stat;
 pub mod sum;
 pub mod time;
 
@@ -36,16 +41,35 @@ pub enum Kind {
     Earliest,
     /// `latest(f)`.
     Latest,
+    /// `earliest_time(f)`, `latest_time(f)` (`true`).
+    Time(bool),
+    /// `stdev`, `stdevp`, `var`, `varp`, `sumsq`, `range`.
+    Stat(stat::Func),
+    /// `median(f)`.
+    Median,
+    /// `perc<X>(f)` and its spellings: how, and X in thousandths.
+    Perc(perc::Mode, u32),
+    /// `mode(f)`.
+    Mode,
+    /// `list(f)`.
+    List,
+    /// `first(f)`, `last(f)` (`true`).
+    Pick(bool),
+    /// `rate(f)`.
+    Rate,
 }
 
 impl Kind {
     /// The kind for an aggregation as parsed, or a user error naming an unsupported function or
     /// a missing field argument.
     pub fn of(agg: &Agg) -> Result<Kind, SearchError> {
+        if let (Some((mode, milli)), true) = (perc::parse_name(&agg.func), agg.field.is_some()) {
+            return Ok(Kind::Perc(mode, milli));
+        }
         let k = match (agg.func.as_str(), agg.field.is_some()) {
             ("count", false) => Kind::CountRows,
             ("count", true) => Kind::Count,
-            ("dc" | "distinct_count", true) => Kind::Dc,
+            ("dc" | "distinct_count" | "estdc", true) => Kind::Dc,
             ("values", true) => Kind::Values,
             ("sum", true) => Kind::Sum,
             ("avg" | "mean", true) => Kind::Avg,
@@ -53,6 +77,20 @@ impl Kind {
             ("max", true) => Kind::Max,
             ("earliest", true) => Kind::Earliest,
             ("latest", true) => Kind::Latest,
+            ("earliest_time", true) => Kind::Time(false),
+            ("latest_time", true) => Kind::Time(true),
+            ("stdev", true) => Kind::Stat(stat::Func::Stdev),
+            ("stdevp", true) => Kind::Stat(stat::Func::Stdevp),
+            ("var", true) => Kind::Stat(stat::Func::Var),
+            ("varp", true) => Kind::Stat(stat::Func::Varp),
+            ("sumsq", true) => Kind::Stat(stat::Func::Sumsq),
+            ("range", true) => Kind::Stat(stat::Func::Range),
+            ("median", true) => Kind::Median,
+            ("mode", true) => Kind::Mode,
+            ("list", true) => Kind::List,
+            ("first", true) => Kind::Pick(false),
+            ("last", true) => Kind::Pick(true),
+            ("rate", true) => Kind::Rate,
             (f, false) => {
                 return Err(SearchError::User(format!(
                     "the aggregation '{f}' needs a field argument"
@@ -84,8 +122,20 @@ pub enum AggState {
     Sum(sum::Sum),
     /// `min`, `max`.
     Extreme(extreme::Extreme),
-    /// `earliest`, `latest`.
+    /// `earliest`, `latest`, `earliest_time`, `latest_time`.
     Time(time::TimeSel),
+    /// `stdev`, `stdevp`, `var`, `varp`, `sumsq`, `range`.
+    Moments(stat::Moments),
+    /// `median`, percentiles.
+    Sample(perc::Sample),
+    /// `mode`.
+    Mode(mode::Mode),
+    /// `list`.
+    List(list::List),
+    /// `first`, `last`.
+    Pick(list::Pick),
+    /// `rate`.
+    Rate(rate::Rate),
 }
 
 impl AggState {
@@ -99,6 +149,13 @@ impl AggState {
             Kind::Max => AggState::Extreme(extreme::Extreme::new(true)),
             Kind::Earliest => AggState::Time(time::TimeSel::new(false)),
             Kind::Latest => AggState::Time(time::TimeSel::new(true)),
+            Kind::Time(latest) => AggState::Time(time::TimeSel::new(latest)),
+            Kind::Stat(_) => AggState::Moments(stat::Moments::default()),
+            Kind::Median | Kind::Perc(..) => AggState::Sample(perc::Sample::default()),
+            Kind::Mode => AggState::Mode(mode::Mode::default()),
+            Kind::List => AggState::List(list::List::default()),
+            Kind::Pick(last) => AggState::Pick(list::Pick::new(last)),
+            Kind::Rate => AggState::Rate(rate::Rate::default()),
         }
     }
 
@@ -116,6 +173,16 @@ impl AggState {
                     s.update(t, v)
                 }
             }
+            (AggState::Moments(m), Some(v)) => m.update(v),
+            (AggState::Sample(s), Some(v)) => s.update(v),
+            (AggState::Mode(m), Some(v)) => m.update(v),
+            (AggState::List(l), Some(v)) => l.update(v, t),
+            (AggState::Pick(p), Some(v)) => p.update(v, t),
+            (AggState::Rate(r), Some(v)) => {
+                if let Some(t) = t {
+                    r.update(t, v)
+                }
+            }
             _ => {}
         }
     }
@@ -129,6 +196,12 @@ impl AggState {
             (AggState::Sum(a), AggState::Sum(b)) => a.merge(b),
             (AggState::Extreme(a), AggState::Extreme(b)) => a.merge(b),
             (AggState::Time(a), AggState::Time(b)) => a.merge(b),
+            (AggState::Moments(a), AggState::Moments(b)) => a.merge(b),
+            (AggState::Sample(a), AggState::Sample(b)) => a.merge(b),
+            (AggState::Mode(a), AggState::Mode(b)) => a.merge(b),
+            (AggState::List(a), AggState::List(b)) => a.merge(b),
+            (AggState::Pick(a), AggState::Pick(b)) => a.merge(b),
+            (AggState::Rate(a), AggState::Rate(b)) => a.merge(b),
             _ => {}
         }
     }
@@ -142,7 +215,19 @@ impl AggState {
             (AggState::Sum(s), Kind::Avg) => s.avg(),
             (AggState::Sum(s), _) => s.sum(),
             (AggState::Extreme(e), _) => e.result(),
+            (AggState::Time(s), Kind::Time(_)) => s
+                .best
+                .as_ref()
+                .map_or(Value::Null, |(t, _)| Value::Num(*t as f64 / 1e6)),
             (AggState::Time(s), _) => s.result(),
+            (AggState::Moments(m), Kind::Stat(f)) => m.result(f),
+            (AggState::Sample(s), Kind::Perc(mode, milli)) => s.percentile(mode, milli),
+            (AggState::Sample(s), _) => s.median(),
+            (AggState::Mode(m), _) => m.result(),
+            (AggState::List(l), _) => l.result(),
+            (AggState::Pick(p), _) => p.result(),
+            (AggState::Rate(r), _) => r.result(),
+            (AggState::Moments(_), _) => Value::Null,
         }
     }
 }
@@ -199,10 +284,16 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("sum"));
-        assert!(Kind::of(&a("median", Some("x")))
+        assert!(Kind::of(&a("nosuch", Some("x")))
             .unwrap_err()
             .to_string()
-            .contains("median"));
+            .contains("nosuch"));
+        assert_eq!(
+            Kind::of(&a("p99.5", Some("x"))).unwrap(),
+            Kind::Perc(perc::Mode::Interpolate, 99_500)
+        );
+        assert_eq!(Kind::of(&a("estdc", Some("x"))).unwrap(), Kind::Dc);
+        assert!(Kind::of(&a("p101", Some("x"))).is_err());
     }
 
     #[test]
@@ -220,6 +311,18 @@ mod tests {
             Kind::Min,
             Kind::Max,
             Kind::Latest,
+            Kind::Time(false),
+            Kind::Time(true),
+            Kind::Stat(stat::Func::Stdev),
+            Kind::Stat(stat::Func::Range),
+            Kind::Median,
+            Kind::Perc(perc::Mode::Interpolate, 90_000),
+            Kind::Perc(perc::Mode::Upper, 50_000),
+            Kind::Mode,
+            Kind::List,
+            Kind::Pick(false),
+            Kind::Pick(true),
+            Kind::Rate,
         ] {
             let mut whole = AggState::new(kind);
             let mut left = AggState::new(kind);

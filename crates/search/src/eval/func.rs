@@ -1,7 +1,9 @@
 //! Function dispatch: argument-count checks, the lazily evaluated conditionals (`if`, `case`,
-//! `coalesce`) and type tests; the other families live in their own files.
+//! `coalesce`, `validate`) and type tests; the other families live in their own files (math,
+//! text, time, multi, format (`printf`), hash, net (`cidrmatch`), json, and lazy: functions that
+//! evaluate an argument per value or read the row).
 
-use super::{math, multi, text, time, truth, Evaluator};
+use super::{format, hash, json, lazy, math, multi, net, text, time, truth, Evaluator};
 use crate::error::SearchError;
 use crate::row::Row;
 use crate::value::Value;
@@ -11,40 +13,83 @@ use lode_spl::ast::Expr;
 fn arity(name: &str) -> Option<(usize, usize)> {
     const ANY: usize = usize::MAX;
     Some(match name {
-        "null" | "true" | "false" | "now" | "time" | "pi" => (0, 0),
-        "lower" | "upper" | "len" | "isnull" | "isnotnull" | "isnum" | "isstr" | "typeof"
-        | "abs" | "floor" | "ceil" | "ceiling" | "sqrt" | "ln" | "exp" | "mvcount" | "mvdedup"
-        | "mvsort" => (1, 1),
+        "null" | "true" | "false" | "now" | "time" | "pi" | "random" => (0, 0),
+        "lower" | "upper" | "len" | "isnull" | "isnotnull" | "isnum" | "isstr" | "isint"
+        | "typeof" | "abs" | "floor" | "ceil" | "ceiling" | "sqrt" | "ln" | "exp" | "exact"
+        | "mvcount" | "mvdedup" | "mvsort" | "mvfilter" | "urldecode" | "md5" | "sha1"
+        | "sha256" | "sha512" | "searchmatch" | "json_keys" | "json_valid" => (1, 1),
         "like" | "match" | "strftime" | "strptime" | "relative_time" | "mvjoin" | "split"
-        | "pow" | "nullif" => (2, 2),
+        | "pow" | "nullif" | "cidrmatch" | "mvfind" | "mvmap" | "spath" => (2, 2),
         "if" | "replace" => (3, 3),
-        "substr" | "mvindex" => (2, 3),
+        "substr" | "mvindex" | "mvzip" | "mvrange" => (2, 3),
         "tonumber" | "tostring" | "round" | "log" | "trim" | "ltrim" | "rtrim" => (1, 2),
-        "coalesce" | "mvappend" | "min" | "max" => (1, ANY),
-        "case" => (2, ANY),
-        "in" => (2, ANY),
+        "coalesce" | "mvappend" | "min" | "max" | "printf" | "json_extract" => (1, ANY),
+        "json_object" | "json_array" => (0, ANY),
+        "case" | "validate" | "in" => (2, ANY),
+        "json_set" => (3, ANY),
         _ => return None,
     })
 }
 
-/// Checks that `name` exists and accepts `n` arguments.
+/// Functions whose arguments come in pairs (`case`, `validate`, `json_object`: an even count;
+/// `json_set`: the JSON text and then pairs, an odd count).
+fn parity(name: &str) -> Option<usize> {
+    match name {
+        "case" | "validate" | "json_object" => Some(0),
+        "json_set" => Some(1),
+        _ => None,
+    }
+}
+
+/// Checks that `name` exists and accepts `n` arguments. The messages start as Splunk's do
+/// ("The 'x' function is unsupported or undefined.", "The arguments to the 'x' function are
+/// invalid.") and then say what was expected.
 pub fn check_arity(name: &str, n: usize) -> Result<(), SearchError> {
     let Some((lo, hi)) = arity(name) else {
-        return Err(SearchError::User(format!("unknown eval function '{name}'")));
+        return Err(SearchError::User(format!(
+            "The '{name}' function is unsupported or undefined."
+        )));
     };
-    let even_ok = name != "case" || n.is_multiple_of(2);
-    if n < lo || n > hi || !even_ok {
-        let want = match (lo, hi) {
-            (l, h) if l == h => format!("{l}"),
-            (l, usize::MAX) if name == "case" => format!("an even number, at least {l},"),
-            (l, usize::MAX) => format!("at least {l}"),
-            (l, h) => format!("{l} to {h}"),
+    let parity_ok = parity(name).is_none_or(|p| n % 2 == p);
+    if n < lo || n > hi || !parity_ok {
+        let want = match (lo, hi, parity(name)) {
+            (l, usize::MAX, Some(0)) => format!("an even number, at least {l},"),
+            (l, usize::MAX, Some(_)) => format!("an odd number, at least {l},"),
+            (l, h, _) if l == h => format!("{l}"),
+            (l, usize::MAX, _) => format!("at least {l}"),
+            (l, h, _) => format!("{l} to {h}"),
         };
         return Err(SearchError::User(format!(
-            "the function '{name}' takes {want} arguments, but {n} were given"
+            "The arguments to the '{name}' function are invalid: it takes {want} arguments, \
+             but {n} were given."
         )));
     }
     Ok(())
+}
+
+/// Checks literal arguments that can be judged before any row is seen: a `searchmatch`
+/// clause, a `cidrmatch` subnet, a `printf` format, a `tonumber` base.
+pub fn check_literals(name: &str, args: &[Expr]) -> Result<(), SearchError> {
+    if let ("tonumber", [_, Expr::Num(base)]) = (name, args) {
+        let probe = [Value::Str("0".into()), Value::Num(*base)];
+        return math::call(name, &probe)
+            .unwrap_or(Ok(Value::Null))
+            .map(|_| ());
+    }
+    lazy::check(name, args)?;
+    match (name, args.first()) {
+        ("printf", Some(Expr::Str(f))) => format::call(name, &[Value::Str(f.clone())])
+            .unwrap_or(Ok(Value::Null))
+            .map(|_| ()),
+        ("searchmatch", Some(Expr::Str(s))) => lazy::parse_clause(s).map(|_| ()),
+        ("cidrmatch", Some(Expr::Str(s))) => match net::Cidr::parse(s) {
+            Some(_) => Ok(()),
+            None => Err(SearchError::User(format!(
+                "cidrmatch: {s:?} is not a subnet such as 10.0.0.0/8 or 2001:db8::/32"
+            ))),
+        },
+        _ => Ok(()),
+    }
 }
 
 /// Calls `name(args)` on `row`.
@@ -68,6 +113,14 @@ pub fn call(
             }
             return Ok(Value::Null);
         }
+        "validate" => {
+            for pair in args.chunks(2) {
+                if truth(&ev.eval(&pair[0], row)?) != Some(true) {
+                    return ev.eval(&pair[1], row);
+                }
+            }
+            return Ok(Value::Null);
+        }
         "coalesce" => {
             for a in args {
                 let v = ev.eval(a, row)?;
@@ -78,6 +131,9 @@ pub fn call(
             return Ok(Value::Null);
         }
         _ => {}
+    }
+    if let Some(r) = lazy::call(ev, name, args, row) {
+        return r;
     }
     let mut vals = Vec::with_capacity(args.len());
     for a in args {
@@ -91,6 +147,8 @@ pub fn call(
         "isnull" => Some(Value::Bool(v[0].is_null())),
         "isnotnull" => Some(Value::Bool(!v[0].is_null())),
         "isnum" => Some(Value::Bool(v[0].to_num().is_some())),
+        "isint" => Some(Value::Bool(is_int(&v[0]))),
+        "random" => Some(ev.random()),
         "isstr" => Some(Value::Bool(
             matches!(v[0], Value::Str(_)) && v[0].to_num().is_none(),
         )),
@@ -129,8 +187,36 @@ pub fn call(
     if let Some(r) = time::call(name, v, ctx) {
         return r;
     }
-    if let Some(r) = multi::call(name, v) {
+    if let Some(r) = multi::call(name, v, ev.patterns(), ctx) {
         return r;
     }
-    Err(SearchError::User(format!("unknown eval function '{name}'")))
+    if let Some(r) = format::call(name, v) {
+        return r;
+    }
+    if let Some(r) = hash::call(name, v) {
+        return r;
+    }
+    if let Some(r) = net::call(name, v) {
+        return r;
+    }
+    if let Some(r) = json::call(name, v) {
+        return r;
+    }
+    Err(SearchError::User(format!(
+        "The '{name}' function is unsupported or undefined."
+    )))
+}
+
+/// `isint`: a number without fraction, or a string written as an integer (`42`, `-7`).
+fn is_int(v: &Value) -> bool {
+    match v {
+        Value::Num(n) => n.is_finite() && n.fract() == 0.0,
+        Value::Str(s) => {
+            let t = s.trim();
+            let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
+            !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+        }
+        Value::Multi(m) if m.len() == 1 => is_int(&m[0]),
+        _ => false,
+    }
 }

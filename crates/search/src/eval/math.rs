@@ -1,5 +1,6 @@
 //! Numeric functions and conversions: `round`, `abs`, `floor`, `ceil(ing)`, `sqrt`, `pow`, `ln`,
-//! `log`, `exp`, `pi`, `min`, `max`, `tonumber`, `tostring`. Non-numeric input gives null.
+//! `log`, `exp`, `pi`, `min`, `max`, `exact`, `tonumber`, `tostring`. Non-numeric input gives
+//! null. (`random` lives on the evaluator, which owns its state.)
 
 use crate::error::SearchError;
 use crate::value::{cmp_auto, parse_num, Value};
@@ -16,6 +17,8 @@ pub fn call(name: &str, v: &[Value]) -> Option<Result<Value, SearchError>> {
     match name {
         "pi" => out(Some(std::f64::consts::PI)),
         "abs" => out(num(0).map(f64::abs)),
+        // Numbers are already kept and printed at full double precision.
+        "exact" => out(num(0)),
         "floor" => out(num(0).map(f64::floor)),
         "ceil" | "ceiling" => out(num(0).map(f64::ceil)),
         "sqrt" => out(num(0).filter(|x| *x >= 0.0).map(f64::sqrt)),

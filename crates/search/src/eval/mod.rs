@@ -6,9 +6,14 @@
 //! numbers, else case-sensitive string comparisons. `AND`/`OR`/`XOR`/`NOT` use three-valued
 //! logic: null is "unknown".
 
+mod format;
 mod func;
+mod hash;
+mod json;
+mod lazy;
 mod math;
 mod multi;
+mod net;
 mod pattern;
 mod text;
 mod time;
@@ -31,18 +36,27 @@ pub struct EvalCtx {
 }
 
 /// Evaluates expressions; owns a cache of compiled regular expressions (`match`, `replace`,
-/// `like`), so one evaluator should serve a whole command.
+/// `like`) and of parsed `searchmatch` clauses, so one evaluator should serve a whole command.
 pub struct Evaluator {
     ctx: EvalCtx,
     patterns: pattern::Cache,
+    searches: lazy::SearchCache,
+    /// State of the `random()` generator (xorshift64*, never 0).
+    rng: u64,
 }
 
 impl Evaluator {
     /// An evaluator for `ctx`.
     pub fn new(ctx: EvalCtx) -> Evaluator {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0);
         Evaluator {
             ctx,
             patterns: pattern::Cache::default(),
+            searches: lazy::SearchCache::default(),
+            rng: (nanos ^ 0x9E37_79B9_7F4A_7C15) | 1,
         }
     }
 
@@ -119,6 +133,16 @@ impl Evaluator {
     pub(crate) fn patterns(&mut self) -> &mut pattern::Cache {
         &mut self.patterns
     }
+
+    /// `random()`: a pseudo-random integer from 0 to 2^31-1 (xorshift64*; not for secrets).
+    pub(crate) fn random(&mut self) -> Value {
+        let mut x = self.rng;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.rng = x;
+        Value::Num((x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as f64)
+    }
 }
 
 /// Truth value: booleans, numbers (non-zero), the strings `true`/`false`; null otherwise.
@@ -192,6 +216,7 @@ pub fn check(e: &Expr) -> Result<(), SearchError> {
         }
         Expr::Call(name, args) => {
             func::check_arity(name, args.len())?;
+            func::check_literals(name, args)?;
             args.iter().try_for_each(check)
         }
         _ => Ok(()),
@@ -207,6 +232,15 @@ pub fn fields_of(e: &Expr, out: &mut Vec<String>) {
             fields_of(a, out);
             fields_of(b, out);
         }
+        Expr::Call(name, args) if name == "searchmatch" => {
+            // A literal clause reads `_raw` and the fields it compares.
+            if let [Expr::Str(text)] = &args[..] {
+                if let Ok(Some(clause)) = lazy::parse_clause(text) {
+                    lazy::clause_fields(&clause, out);
+                }
+            }
+            args.iter().for_each(|a| fields_of(a, out))
+        }
         Expr::Call(_, args) => args.iter().for_each(|a| fields_of(a, out)),
         _ => {}
     }
@@ -214,3 +248,5 @@ pub fn fields_of(e: &Expr, out: &mut Vec<String>) {
 
 #[cfg(test)]
 pub(crate) mod tests;
+#[cfg(test)]
+mod tests_more;

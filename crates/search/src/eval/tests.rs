@@ -3,14 +3,14 @@
 use super::*;
 use lode_spl::ast::{BinOp, CmpOp, Expr};
 
-fn ev() -> Evaluator {
+pub(super) fn ev() -> Evaluator {
     Evaluator::new(EvalCtx {
         now: 1_700_000_000_000_000,
         tz: lode_time::Zone::Utc,
     })
 }
 
-fn row() -> Row {
+pub(super) fn row() -> Row {
     Row::from_fields([
         ("n".to_string(), Value::Str("7".into())),
         ("s".to_string(), Value::Str("Hello World".into())),
@@ -25,31 +25,31 @@ fn row() -> Row {
     ])
 }
 
-fn call(name: &str, args: Vec<Expr>) -> Expr {
+pub(super) fn call(name: &str, args: Vec<Expr>) -> Expr {
     Expr::Call(name.into(), args)
 }
 
-fn s(x: &str) -> Expr {
+pub(super) fn s(x: &str) -> Expr {
     Expr::Str(x.into())
 }
 
-fn n(x: f64) -> Expr {
+pub(super) fn n(x: f64) -> Expr {
     Expr::Num(x)
 }
 
-fn f(x: &str) -> Expr {
+pub(super) fn f(x: &str) -> Expr {
     Expr::Field(x.into())
 }
 
-fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+pub(super) fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
     Expr::Binary(op, Box::new(a), Box::new(b))
 }
 
-fn run(e: Expr) -> Value {
+pub(super) fn run(e: Expr) -> Value {
     ev().eval(&e, &mut row()).unwrap()
 }
 
-fn text(e: Expr) -> String {
+pub(super) fn text(e: Expr) -> String {
     run(e).to_string()
 }
 

@@ -1,5 +1,5 @@
 //! String functions: `lower`, `upper`, `len`, `substr`, `trim`/`ltrim`/`rtrim`, `like`, `match`,
-//! `replace`. A null argument gives null.
+//! `replace`, `urldecode`. A null argument gives null.
 
 use super::pattern::Cache;
 use crate::error::SearchError;
@@ -19,6 +19,7 @@ pub fn call(name: &str, v: &[Value], patterns: &mut Cache) -> Option<Result<Valu
             | "like"
             | "match"
             | "replace"
+            | "urldecode"
     );
     if !known {
         return None;
@@ -34,6 +35,7 @@ pub fn call(name: &str, v: &[Value], patterns: &mut Cache) -> Option<Result<Valu
         "lower" => Value::Str(s.to_lowercase()),
         "upper" => Value::Str(s.to_uppercase()),
         "len" => Value::Num(s.chars().count() as f64),
+        "urldecode" => Value::Str(urldecode(&s)),
         "substr" => substr(&s, v[1].to_num(), v.get(2).map(|x| x.to_num())),
         "trim" | "ltrim" | "rtrim" => {
             let chars: Vec<char> = match v.get(1) {
@@ -118,4 +120,29 @@ fn backrefs(repl: &str) -> String {
         }
     }
     out
+}
+
+/// Decodes `%XX` escapes and `+` (a space in form encoding); malformed escapes are kept as
+/// written and byte sequences that are not UTF-8 become U+FFFD.
+fn urldecode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        match b[i] {
+            b'%' if i + 2 < b.len() => match (hex(b[i + 1]), hex(b[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push((h * 16 + l) as u8);
+                    i += 3;
+                    continue;
+                }
+                _ => out.push(b'%'),
+            },
+            b'+' => out.push(b' '),
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }

@@ -8,21 +8,54 @@ use crate::lexer::{Mode, Tok};
 
 const M: Mode = Mode::Args;
 
-/// The aggregation functions accepted, with the name each is stored under.
+/// The aggregation functions accepted, with the name each is stored under (percentiles, such
+/// as `perc95` or `p99.9`, are recognised by [`is_percentile`]).
 const AGGS: &[(&str, &str)] = &[
     ("count", "count"),
     ("c", "count"),
     ("dc", "dc"),
-    ("distinct_count", "dc"),
+    ("distinct_count", "distinct_count"),
     ("avg", "avg"),
-    ("mean", "avg"),
+    ("mean", "mean"),
     ("sum", "sum"),
     ("min", "min"),
     ("max", "max"),
     ("values", "values"),
     ("earliest", "earliest"),
     ("latest", "latest"),
+    ("estdc", "estdc"),
+    ("earliest_time", "earliest_time"),
+    ("latest_time", "latest_time"),
+    ("median", "median"),
+    ("mode", "mode"),
+    ("stdev", "stdev"),
+    ("stdevp", "stdevp"),
+    ("var", "var"),
+    ("varp", "varp"),
+    ("range", "range"),
+    ("sumsq", "sumsq"),
+    ("list", "list"),
+    ("first", "first"),
+    ("last", "last"),
+    ("rate", "rate"),
 ];
+
+/// Whether `name` (lowercase) is a percentile function: `perc`, `p`, `percentile`, `exactperc`
+/// or `upperperc` followed by a number from 0 to 100 (`perc95`, `p99.9`).
+fn is_percentile(name: &str) -> bool {
+    let Some(x) = ["exactperc", "upperperc", "percentile", "perc", "p"]
+        .iter()
+        .find_map(|p| name.strip_prefix(p))
+    else {
+        return false;
+    };
+    let digits_ok = !x.is_empty()
+        && !x.starts_with('.')
+        && !x.ends_with('.')
+        && x.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && x.bytes().filter(|&b| b == b'.').count() <= 1;
+    digits_ok && x.parse::<f64>().is_ok_and(|v| (0.0..=100.0).contains(&v))
+}
 
 impl Parser<'_> {
     /// `stats <agg>… [by f1, f2]`.
@@ -164,11 +197,15 @@ impl Parser<'_> {
         }
         let written = self.text(&t);
         let lower = written.to_ascii_lowercase();
-        let Some(&(_, func)) = AGGS.iter().find(|(n, _)| *n == lower) else {
-            return Err(ParseError::new(
-                format!("Unknown aggregation function '{written}'."),
-                t.span,
-            ));
+        let func = match AGGS.iter().find(|(n, _)| *n == lower) {
+            Some(&(_, f)) => f,
+            None if is_percentile(&lower) => lower.as_str(),
+            None => {
+                return Err(ParseError::new(
+                    format!("Unknown aggregation function '{written}'."),
+                    t.span,
+                ))
+            }
         };
         let mut field = None;
         let open = self.peek(M)?;
@@ -268,8 +305,8 @@ mod tests {
                     agg("count", None, None),
                     agg("count", Some("a"), Some("n")),
                     agg("dc", Some("b"), None),
-                    agg("dc", Some("b"), None),
-                    agg("avg", Some("d"), None),
+                    agg("distinct_count", Some("b"), None),
+                    agg("mean", Some("d"), None),
                     agg("avg", Some("d"), Some("m m")),
                 ],
                 by: vec!["host".into(), "source".into()],
@@ -287,11 +324,59 @@ mod tests {
     }
 
     #[test]
+    fn stats_statistical_and_percentile_functions() {
+        let names = [
+            "estdc",
+            "earliest_time",
+            "latest_time",
+            "median",
+            "mode",
+            "stdev",
+            "stdevp",
+            "var",
+            "varp",
+            "range",
+            "sumsq",
+            "list",
+            "first",
+            "last",
+            "rate",
+            "perc95",
+            "p99.9",
+            "exactperc50",
+            "upperperc75",
+            "percentile10",
+        ];
+        let q = format!(
+            "x | stats {} by h",
+            names.map(|n| format!("{n}(a)")).join(" ")
+        );
+        assert_eq!(
+            last(&q),
+            Command::Stats(Stats {
+                aggs: names.map(|f| agg(f, Some("a"), None)).to_vec(),
+                by: vec!["h".into()],
+            })
+        );
+        assert_eq!(
+            last("x | stats P95(a) AS p"),
+            Command::Stats(Stats {
+                aggs: vec![agg("p95", Some("a"), Some("p"))],
+                by: vec![],
+            })
+        );
+        let p = crate::parse("x | stats p99.9(a) median(b)").unwrap();
+        assert_eq!(crate::parse(&crate::print(&p)).unwrap(), p);
+    }
+
+    #[test]
     fn stats_errors() {
         assert_eq!(
-            err("x | stats median(x)"),
-            ("Unknown aggregation function 'median'.".into(), "median")
+            err("x | stats medianx(x)"),
+            ("Unknown aggregation function 'medianx'.".into(), "medianx")
         );
+        assert_eq!(err("x | stats p101(x)").1, "p101");
+        assert_eq!(err("x | stats perc(x)").1, "perc");
         assert_eq!(
             err("x | stats avg"),
             ("'avg' needs a field, as in avg(field).".into(), "avg")
