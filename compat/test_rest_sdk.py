@@ -138,3 +138,27 @@ def test_garbage_job_fails_at_creation(lode):
         service.jobs.create("abcd|asfwqqq")
     assert e.value.status == 400
     assert "asfwqqq" in str(e.value) or "abcd" in str(e.value)
+
+
+def test_users_roles_and_private_jobs(lode):
+    admin = connect(lode)
+    if "bob" not in [u.name for u in admin.users.list()]:
+        admin.users.create("bob", password="bob-password-1", roles="user")
+    assert {"admin", "power", "user"} <= {r.name for r in admin.roles.list()}
+    bob = connect(lode, username="bob", password="bob-password-1")
+    assert [u.name for u in bob.users.list()] == ["bob"]
+    with pytest.raises(binding.HTTPError) as e:
+        bob.users.create("mallory", password="mallory-pass-1", roles="admin")
+    assert e.value.status == 403
+    # A job is its owner's alone.
+    job = admin.jobs.create("search sdksample | head 1", exec_mode="blocking")
+    assert job.sid not in bob.jobs
+    with pytest.raises(binding.HTTPError) as e:
+        bob.get(f"search/jobs/{job.sid}/results")
+    assert e.value.status == 404
+    job.cancel()
+    # Password change by the user, with the old password.
+    bob.post("authentication/users/bob", password="bob-password-2", oldpassword="bob-password-1")
+    connect(lode, username="bob", password="bob-password-2")
+    with pytest.raises(binding.AuthenticationError):
+        connect(lode, username="bob", password="bob-password-1")

@@ -24,6 +24,9 @@ pub const USERS_CONF: &str = "etc/auth/users.conf";
 /// Environment variables giving the first admin's password, in order.
 pub const ADMIN_PASSWORD_ENV: [&str; 2] = ["LODE_ADMIN_PASSWORD", "SPLUNK_PASSWORD"];
 
+/// The roles Lode knows, as Splunk's built-in ones (`admin` manages users, tokens and indexes).
+pub const BUILTIN_ROLES: [&str; 3] = ["admin", "power", "user"];
+
 /// One user.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct User {

@@ -11,6 +11,7 @@ pub mod atom;
 pub mod inputs;
 pub mod jobs;
 pub mod output;
+pub mod users;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -211,6 +212,24 @@ pub fn router(state: RestState) -> Router {
         r = r
             .route(&format!("{prefix}/server/info"), get(server_info))
             .route(&format!("{prefix}/messages"), get(messages))
+            .route(
+                &format!("{prefix}/authentication/users"),
+                get(users::collection).post(users::collection),
+            )
+            .route(
+                &format!("{prefix}/authentication/users/{{name}}"),
+                get(users::one).post(users::one).delete(users::one),
+            )
+            .route(
+                &format!("{prefix}/authentication/users/"),
+                get(users::collection).post(users::collection),
+            )
+            .route(&format!("{prefix}/authorization/roles"), get(users::roles))
+            .route(&format!("{prefix}/authorization/roles/"), get(users::roles))
+            .route(
+                &format!("{prefix}/data/inputs/http/"),
+                get(inputs::collection).post(inputs::collection),
+            )
             .route(
                 &format!("{prefix}/data/inputs/http"),
                 get(inputs::collection).post(inputs::collection),
