@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use lode_node::users::{hash_password, User, Users, BUILTIN_ROLES};
 
 use super::atom::{self, DictValue};
-use super::{authenticate, error, now_iso, param, params, RestState, Session};
+use super::{authenticate, error, fail, now_iso, param, params, Fail, RestState, Session};
 
 fn is_admin(s: &Session) -> bool {
     s.roles.iter().any(|r| r == "admin")
@@ -85,9 +85,9 @@ fn roles_param(p: &[(String, String)]) -> Option<Vec<String>> {
     (!roles.is_empty()).then_some(roles)
 }
 
-fn check_roles(roles: &[String]) -> Result<(), Response> {
+fn check_roles(roles: &[String]) -> Result<(), Fail> {
     match roles.iter().find(|r| !BUILTIN_ROLES.contains(&r.as_str())) {
-        Some(r) => Err(error(
+        Some(r) => Err(fail(
             StatusCode::BAD_REQUEST,
             "ERROR",
             &format!("Role={r} is not grantable"),
@@ -138,7 +138,7 @@ pub async fn collection(
     };
     let roles = roles_param(&p).unwrap_or_else(|| vec!["user".into()]);
     if let Err(r) = check_roles(&roles) {
-        return r;
+        return r.into_response();
     }
     let (name, password) = (name.to_string(), password.to_string());
     // Hashing is slow by design: off the reactor.
@@ -221,7 +221,7 @@ pub async fn one(
                     );
                 }
                 if let Err(resp) = check_roles(r) {
-                    return resp;
+                    return resp.into_response();
                 }
             }
             let old_ok = match (is_admin(&s), param(&p, "password")) {
