@@ -2,7 +2,9 @@
 
 /// Version of every file format written by this crate. Readers refuse other versions: an older
 /// binary must not guess at a newer layout, and a newer binary converts old buckets explicitly.
-pub const FORMAT_VERSION: u32 = 1;
+/// Version 2: the lexicon is `lexicon.dat` (front-coded blocks and a first-term index) instead
+/// of one zstd-packed `lexicon.fst` that a reader had to load whole.
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Layout version of `columns.dat`, stored at the end of its body (the footer carries
 /// [`FORMAT_VERSION`] for every file). Version 1 was one zstd frame of the whole file, which a
@@ -36,8 +38,8 @@ pub const JOURNAL_FILE: &str = "journal.zst";
 pub const SLICES_FILE: &str = "slices.dat";
 /// Per-event columns and the host/source/sourcetype dictionaries.
 pub const COLUMNS_FILE: &str = "columns.dat";
-/// Lexicon: `fst::Map` from term to postings offset.
-pub const LEXICON_FILE: &str = "lexicon.fst";
+/// Lexicon: sorted terms in front-coded zstd blocks, each with its postings value.
+pub const LEXICON_FILE: &str = "lexicon.dat";
 /// Postings: serialized roaring bitmaps of event numbers.
 pub const POSTINGS_FILE: &str = "postings.dat";
 /// Bloom filter over every lexicon term.
@@ -64,7 +66,7 @@ pub mod magic {
     pub const SLICES: [u8; 4] = *b"LSLC";
     /// `columns.dat`
     pub const COLUMNS: [u8; 4] = *b"LCOL";
-    /// `lexicon.fst`
+    /// `lexicon.dat`
     pub const LEXICON: [u8; 4] = *b"LLEX";
     /// `postings.dat`
     pub const POSTINGS: [u8; 4] = *b"LPST";
@@ -88,13 +90,18 @@ pub const BLOOM_HASHES: u32 = 7;
 /// Largest WAL record payload accepted, in bytes. A length field beyond it can only be garbage
 /// (a torn or corrupt header), so the reader stops there instead of allocating it.
 pub const MAX_WAL_RECORD: usize = 256 * 1024 * 1024;
-/// Largest single file body a reader loads into memory at once (columns, lexicon), in bytes; a
+/// Largest single file body a reader loads into memory at once (columns), in bytes; a
 /// length beyond it in a footer is treated as corruption rather than attempted.
 pub const MAX_LOADED_FILE: u64 = 4 * 1024 * 1024 * 1024;
 /// Uncompressed size a postings block is closed at, in bytes: a rare-term lookup decompresses
 /// one block (~20 µs), zstd's ratio on postings is near its best at this size, and entries
 /// start below 2^15 so the in-block offset takes 15 bits of the lexicon value.
 pub const POSTINGS_BLOCK_BYTES: usize = 32 * 1024;
+/// Uncompressed size a lexicon block is closed at, in bytes. A term lookup reads the block
+/// index (~40 bytes per block, read once per open bucket) and decompresses one block: 16 KiB
+/// (~700 terms) decode in ~15 µs, and zstd over front-coded sorted terms is within a few percent
+/// of its whole-file ratio at this size.
+pub const LEXICON_BLOCK_BYTES: usize = 16 * 1024;
 /// Postings lists shorter than this are never stored as roaring bitmaps: roaring's fixed
 /// overhead (cookie, container headers) exceeds the delta or run encodings there.
 pub const ROARING_MIN_LEN: usize = 64;

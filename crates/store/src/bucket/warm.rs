@@ -7,7 +7,6 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use fst::{IntoStreamer, Map, Streamer};
 use roaring::RoaringBitmap;
 
 use crate::bloom::Bloom;
@@ -24,6 +23,7 @@ use crate::footer::{open_checked, read_verified};
 use crate::meta::BucketMeta;
 use crate::postings;
 use crate::query::{eval, TermQuery, TermSource};
+use crate::terms::lexicon::{LexScratch, Lexicon};
 
 /// An open warm bucket. Immutable; `Send + Sync`, so many searches may share it.
 ///
@@ -36,7 +36,8 @@ pub struct WarmBucket {
     meta: BucketMeta,
     bloom: Bloom,
     /// Loaded on first use; a failure is kept and reported on every use.
-    lexicon: OnceLock<Result<Map<Vec<u8>>, StoreError>>,
+    /// Its block index, read on first use; blocks are read per lookup.
+    lexicon: OnceLock<Result<Lexicon, StoreError>>,
     postings: File,
     /// Table of the compressed postings blocks.
     blocks: Vec<SliceEntry>,
@@ -101,15 +102,12 @@ impl WarmBucket {
             .unwrap_or_else(|_| NO_COLUMNS.get_or_init(Columns::new))
     }
 
-    /// The lexicon (term → postings value), loading it on first use.
-    pub fn lexicon(&self) -> Result<&Map<Vec<u8>>, StoreError> {
-        let load = || {
-            let lpath = self.path.join(LEXICON_FILE);
-            let body = read_verified(&lpath, magic::LEXICON)?;
-            Map::new(crate::packed::unpack(&lpath, &body)?)
-                .map_err(|e| StoreError::corrupt(&lpath, format!("bad lexicon: {e}")))
-        };
-        match self.lexicon.get_or_init(load) {
+    /// The lexicon (term → postings value), reading its block index on first use.
+    pub fn lexicon(&self) -> Result<&Lexicon, StoreError> {
+        match self
+            .lexicon
+            .get_or_init(|| Lexicon::open(&self.path.join(LEXICON_FILE)))
+        {
             Ok(m) => Ok(m),
             Err(e) => Err(e.duplicate()),
         }
@@ -207,7 +205,7 @@ impl TermSource for WarmBucket {
     }
 
     fn postings(&self, term: &[u8]) -> Result<RoaringBitmap, StoreError> {
-        match self.lexicon()?.get(term) {
+        match self.lexicon()?.get(term, &mut LexScratch::default())? {
             Some(v) => self.postings_at(v, &mut BlockScratch::default()),
             None => Ok(RoaringBitmap::new()),
         }
@@ -220,16 +218,16 @@ impl TermSource for WarmBucket {
         out: &mut RoaringBitmap,
     ) -> Result<(), StoreError> {
         let mut scratch = BlockScratch::default();
-        let mut stream = self.lexicon()?.range().ge(prefix).into_stream();
-        while let Some((term, off)) = stream.next() {
-            if !term.starts_with(prefix) {
-                break;
-            }
-            if accept(term) {
-                *out |= self.postings_at(off, &mut scratch)?;
-            }
-        }
-        Ok(())
+        self.lexicon()?
+            .walk(prefix, &mut LexScratch::default(), &mut |term, value| {
+                if !term.starts_with(prefix) {
+                    return Ok(false);
+                }
+                if accept(term) {
+                    *out |= self.postings_at(value, &mut scratch)?;
+                }
+                Ok(true)
+            })
     }
 }
 
