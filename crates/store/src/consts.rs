@@ -81,6 +81,17 @@ pub mod magic {
 /// Uncompressed size a journal slice is cut at, in bytes. 128 KiB as in Splunk: big enough for
 /// zstd to find repetition across events, small enough that reading one event decompresses little.
 pub const SLICE_TARGET_BYTES: usize = 128 * 1024;
+/// Largest zstd dictionary trained for a bucket's journal, bytes. On 128 KiB slices of the
+/// generated corpus (trained on 2 MiB), 64 KiB compressed slightly better than 110 KiB (zstd's
+/// default) and 0.7 % better than 32 KiB: 6.9 % smaller than without a dictionary.
+pub const JOURNAL_DICT_BYTES: usize = 64 * 1024;
+/// Uncompressed journal bytes held back to train the dictionary on (the first 16 slices);
+/// a bucket with less than half of this is written without a dictionary, where one would cost
+/// more than it saves. Training on 2 MiB takes ~0.15 s of CPU.
+pub const JOURNAL_DICT_TRAIN_BYTES: usize = 16 * SLICE_TARGET_BYTES;
+/// Size of the samples the training cuts the held-back slices into, bytes (zstd's trainer
+/// wants many small samples, about the size of what one frame will see repeated).
+pub const JOURNAL_DICT_SAMPLE: usize = 4096;
 /// zstd level of journal slices: level 3 compresses logs ~8–12× at several hundred MB/s.
 pub const ZSTD_LEVEL: i32 = 3;
 /// Bloom filter bits per distinct term: 10 bits and 7 hashes give about 1 % false positives.

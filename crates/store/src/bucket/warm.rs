@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use roaring::RoaringBitmap;
 
 use crate::bloom::Bloom;
-use crate::bucket::journal::{decode_slices, read_slice, SliceEntry};
+use crate::bucket::journal::{decode_slices, read_slice, split_slices_file, SliceEntry};
 use crate::bucket::{read_events_with, BucketRead, EventView, IndexedFields, SliceSource};
 use crate::columns::lazy::ColumnsFile;
 use crate::columns::Columns;
@@ -43,6 +43,8 @@ pub struct WarmBucket {
     blocks: Vec<SliceEntry>,
     journal: File,
     slices: Vec<SliceEntry>,
+    /// zstd dictionary of the journal slices (empty: none).
+    dict: Vec<u8>,
     /// Columns, decoded block by block on demand.
     cols: ColumnsFile,
 }
@@ -64,7 +66,10 @@ impl WarmBucket {
         let jpath = path.join(JOURNAL_FILE);
         let (journal, journal_len) = open_checked(&jpath, magic::JOURNAL)?;
         let spath = path.join(SLICES_FILE);
-        let slices = decode_slices(&spath, &read_verified(&spath, magic::SLICES)?, journal_len)?;
+        let sbody = read_verified(&spath, magic::SLICES)?;
+        let (table, dict) = split_slices_file(&spath, &sbody)?;
+        let slices = decode_slices(&spath, table, journal_len)?;
+        let dict = dict.to_vec();
         open_checked(&path.join(LEXICON_FILE), magic::LEXICON)?;
         let ppath = path.join(POSTINGS_FILE);
         let (postings, postings_len) = open_checked(&ppath, magic::POSTINGS)?;
@@ -83,6 +88,7 @@ impl WarmBucket {
             blocks,
             journal,
             slices,
+            dict,
             cols,
         })
     }
@@ -247,7 +253,12 @@ impl SliceSource for WarmBucket {
         Ok(WarmScratch {
             comp: Vec::new(),
             out: Vec::new(),
-            dec: zstd::bulk::Decompressor::new().at(&self.path)?,
+            dec: if self.dict.is_empty() {
+                zstd::bulk::Decompressor::new()
+            } else {
+                zstd::bulk::Decompressor::with_dictionary(&self.dict)
+            }
+            .at(&self.path)?,
             loaded: None,
         })
     }

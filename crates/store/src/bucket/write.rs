@@ -4,7 +4,7 @@ use std::path::Path;
 
 use crate::bloom::Bloom;
 use crate::bucket::build::{Builder, SliceSink};
-use crate::bucket::journal::{encode_slices, JournalSink};
+use crate::bucket::journal::{encode_slices, encode_slices_file, JournalSink};
 use crate::consts::{
     magic, BLOOM_FILE, COLUMNS_FILE, JOURNAL_FILE, LEXICON_FILE, META_FILE, POSTINGS_FILE,
     SLICES_FILE,
@@ -21,17 +21,17 @@ use crate::wal;
 /// records of the WAL at `wal_path`. Each file is fsynced; the caller fsyncs and renames `dir`.
 pub(crate) fn write_warm(dir: &Path, id: u64, wal_path: &Path) -> Result<BucketMeta, StoreError> {
     let mut builder = Builder::new(id);
-    let mut sink = JournalSink::create(&dir.join(JOURNAL_FILE), magic::JOURNAL)?;
+    let mut sink = JournalSink::with_dictionary(&dir.join(JOURNAL_FILE), magic::JOURNAL)?;
     wal::for_each_event(wal_path, |e| builder.push(e, &mut sink))?;
     let (cols, terms, meta) = builder.finish(&mut sink)?;
-    let journal_len = sink.out.finish()?;
+    let (journal_len, slices, dict) = sink.finish()?;
     debug_assert_eq!(
-        sink.slices.iter().map(|s| s.clen as u64).sum::<u64>(),
+        slices.iter().map(|s| s.clen as u64).sum::<u64>(),
         journal_len
     );
 
     let mut buf = Vec::new();
-    encode_slices(&sink.slices, &mut buf);
+    encode_slices_file(&slices, &dict, &mut buf);
     append_footer(&mut buf, magic::SLICES);
     write_file(&dir.join(SLICES_FILE), &buf)?;
 
