@@ -129,6 +129,11 @@ impl WarmBucket {
         &self.slices
     }
 
+    /// Bytes of the journal's zstd dictionary (0: slices are compressed without one).
+    pub fn journal_dict_len(&self) -> usize {
+        self.dict.len()
+    }
+
     /// Reads the postings a lexicon value points at, validating them against the event count.
     /// `scratch` keeps the last decompressed block (consecutive terms share blocks).
     pub fn postings_at(
