@@ -8,9 +8,10 @@
 //! Body: `block* | index | index_xxh3 u64 | index_len u64`, where `index` is the slice table of
 //! the blocks (slices.dat layout) followed by `(len varint | first term)` per block, and a block
 //! is one zstd frame of entries `shared varint | suffix_len varint | suffix | value varint`
-//! (`shared` bytes of the previous term in the block, 0 for the first). A value is stored as
-//! `v` when its low bit is 1 (an inline posting) and otherwise as `(v − p) | …` — the distance
-//! from the previous pointer value `p` in the block (0 at its start), shifted left one bit.
+//! (`shared` bytes of the previous term in the block, 0 for the first). A value `v` is stored
+//! as is when its low bit is 1 (an inline posting) and otherwise as `v − p`, where `p` is the
+//! previous pointer value in the block (0 at its start): both are even, so the low bit still
+//! tells the two apart, and ascending pointers cost the size of the entry before them.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
