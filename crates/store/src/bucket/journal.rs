@@ -98,14 +98,17 @@ pub fn split_slices_file<'a>(
     Ok((&body[..at], &body[at..n]))
 }
 
-/// Trains a zstd dictionary of at most [`JOURNAL_DICT_BYTES`] on `slices` cut into samples of
-/// [`JOURNAL_DICT_SAMPLE`] bytes; empty when training fails (too little or too uniform data),
-/// and the slices are then compressed without one.
+/// Trains a zstd dictionary of at most [`JOURNAL_DICT_BYTES`] on every other
+/// [`JOURNAL_DICT_SAMPLE`]-byte piece of `slices` (half the bytes train as well as all of them
+/// on the generated corpus, at half the CPU); empty when training fails (too little or too
+/// uniform data), and the slices are then compressed without one.
 fn train(slices: &[Vec<u8>]) -> Vec<u8> {
-    let data: Vec<u8> = slices.concat();
-    let mut sizes = vec![JOURNAL_DICT_SAMPLE; data.len() / JOURNAL_DICT_SAMPLE];
-    if !data.len().is_multiple_of(JOURNAL_DICT_SAMPLE) {
-        sizes.push(data.len() % JOURNAL_DICT_SAMPLE);
+    let all: Vec<u8> = slices.concat();
+    let mut data = Vec::with_capacity(all.len() / 2 + JOURNAL_DICT_SAMPLE);
+    let mut sizes = Vec::new();
+    for piece in all.chunks(JOURNAL_DICT_SAMPLE).step_by(2) {
+        data.extend_from_slice(piece);
+        sizes.push(piece.len());
     }
     zstd::dict::from_continuous(&data, &sizes, JOURNAL_DICT_BYTES).unwrap_or_default()
 }
