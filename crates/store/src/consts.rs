@@ -87,7 +87,7 @@ pub const SLICE_TARGET_BYTES: usize = 128 * 1024;
 pub const JOURNAL_DICT_BYTES: usize = 64 * 1024;
 /// Uncompressed journal bytes held back to train the dictionary on (the first 16 slices);
 /// a bucket with less than half of this is written without a dictionary, where one would cost
-/// more than it saves. Training (on half of these bytes) costs ~0.5 G instructions per bucket.
+/// more than it saves. Training (on half of these bytes) costs ~0.3 G instructions per bucket.
 pub const JOURNAL_DICT_TRAIN_BYTES: usize = 16 * SLICE_TARGET_BYTES;
 /// Size of the samples the training cuts the held-back slices into, bytes (zstd's trainer
 /// wants many small samples, about the size of what one frame will see repeated).
