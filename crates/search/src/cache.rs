@@ -1,15 +1,15 @@
 //! A process-wide, memory-bounded cache of opened warm-bucket readers.
 //!
 //! Opening a warm bucket reads its metadata, bloom filter, slice table, postings block table and
-//! columns head; its first query also unpacks the whole lexicon. A server answering thousands of
+//! columns head; its first query also reads the lexicon's block index. A server answering thousands of
 //! small searches a second must not pay that per search, so readers are kept here, keyed by the
 //! bucket directory, and shared (`Arc`) by every search that reads the bucket. Warm buckets are
 //! immutable, so an entry never goes stale; a bucket that leaves its index (frozen, quarantined)
 //! is dropped when the index is next listed ([`BucketCache::retain_listed`]).
 //!
 //! Policy: least recently used, under a byte budget. Each entry is charged what its reader
-//! holds: the bloom filter, slice table and metadata as on disk, the lexicon at its unpacked size
-//! (read from the packed file's length header — the reader loads it on first query), and the
+//! holds: the bloom filter, slice table and metadata as on disk, the lexicon's block index (its
+//! length read from the file's tail — the reader loads it on first query), and the
 //! column blocks decoded so far (`ColumnsFile::blocks_decoded`, a store accessor) at an estimated
 //! size per block ([`COLUMN_BYTES_PER_EVENT`] per event plus the block's share of the columns
 //! file for fields). Readers grow as searches decode blocks, so the charge is re-measured at
@@ -233,16 +233,16 @@ fn evict_to(g: &mut Inner, limit: u64) {
 /// How much memory a warm reader holds: a fixed part and a part per decoded column block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sizing {
-    /// Metadata, bloom filter, slice table, unpacked lexicon and overhead, bytes.
+    /// Metadata, bloom filter, slice table, lexicon block index and overhead, bytes.
     pub fixed: u64,
     /// One decoded column block, bytes (estimated).
     pub per_block: u64,
 }
 
 impl Sizing {
-    /// The sizing of `reader`, from its files: the lexicon's unpacked length comes from its
-    /// packed header (8 bytes read); the lexicon is charged from the start since the first
-    /// query loads it. A file that cannot be read counts 0 (opening it succeeded, so this is a
+    /// The sizing of `reader`, from its files: the lexicon's block index length comes from its
+    /// last body bytes (8 bytes read); the index is charged from the start since the first
+    /// query loads it (its blocks are read per lookup and not kept). A file that cannot be read counts 0 (opening it succeeded, so this is a
     /// race with deletion).
     pub fn of(reader: &WarmBucket) -> Sizing {
         let path = reader.path();
@@ -256,7 +256,7 @@ impl Sizing {
                 + size(META_FILE)
                 + size(BLOOM_FILE)
                 + size(SLICES_FILE)
-                + lexicon_unpacked(&path.join(LEXICON_FILE)),
+                + lode_store::terms::lexicon::index_len(&path.join(LEXICON_FILE)),
             per_block,
         }
     }
@@ -264,21 +264,6 @@ impl Sizing {
     /// Bytes `reader` holds now.
     pub fn bytes(&self, reader: &WarmBucket) -> u64 {
         self.fixed + self.per_block * reader.columns_file().blocks_decoded()
-    }
-}
-
-/// Unpacked length of a packed lexicon file (its leading `u64`, see `lode_store::packed`),
-/// capped at 8 × the file size so a damaged header cannot claim the whole budget; 0 if unreadable.
-fn lexicon_unpacked(path: &Path) -> u64 {
-    use std::os::unix::fs::FileExt;
-    let Ok(f) = std::fs::File::open(path) else {
-        return 0;
-    };
-    let file_len = f.metadata().map_or(0, |m| m.len());
-    let mut b = [0u8; 8];
-    match f.read_exact_at(&mut b, 0) {
-        Ok(()) => u64::from_le_bytes(b).min(file_len.saturating_mul(8)),
-        Err(_) => file_len,
     }
 }
 

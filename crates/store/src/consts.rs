@@ -2,7 +2,9 @@
 
 /// Version of every file format written by this crate. Readers refuse other versions: an older
 /// binary must not guess at a newer layout, and a newer binary converts old buckets explicitly.
-pub const FORMAT_VERSION: u32 = 1;
+/// Version 2: the lexicon is `lexicon.dat` (front-coded blocks and a first-term index) instead
+/// of one zstd-packed `lexicon.fst` that a reader had to load whole.
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Layout version of `columns.dat`, stored at the end of its body (the footer carries
 /// [`FORMAT_VERSION`] for every file). Version 1 was one zstd frame of the whole file, which a
@@ -36,8 +38,8 @@ pub const JOURNAL_FILE: &str = "journal.zst";
 pub const SLICES_FILE: &str = "slices.dat";
 /// Per-event columns and the host/source/sourcetype dictionaries.
 pub const COLUMNS_FILE: &str = "columns.dat";
-/// Lexicon: `fst::Map` from term to postings offset.
-pub const LEXICON_FILE: &str = "lexicon.fst";
+/// Lexicon: sorted terms in front-coded zstd blocks, each with its postings value.
+pub const LEXICON_FILE: &str = "lexicon.dat";
 /// Postings: serialized roaring bitmaps of event numbers.
 pub const POSTINGS_FILE: &str = "postings.dat";
 /// Bloom filter over every lexicon term.
@@ -64,7 +66,7 @@ pub mod magic {
     pub const SLICES: [u8; 4] = *b"LSLC";
     /// `columns.dat`
     pub const COLUMNS: [u8; 4] = *b"LCOL";
-    /// `lexicon.fst`
+    /// `lexicon.dat`
     pub const LEXICON: [u8; 4] = *b"LLEX";
     /// `postings.dat`
     pub const POSTINGS: [u8; 4] = *b"LPST";
@@ -79,6 +81,17 @@ pub mod magic {
 /// Uncompressed size a journal slice is cut at, in bytes. 128 KiB as in Splunk: big enough for
 /// zstd to find repetition across events, small enough that reading one event decompresses little.
 pub const SLICE_TARGET_BYTES: usize = 128 * 1024;
+/// Largest zstd dictionary trained for a bucket's journal, bytes. On 128 KiB slices of the
+/// generated corpus (trained on 2 MiB), 64 KiB compressed slightly better than 110 KiB (zstd's
+/// default) and 0.7 % better than 32 KiB: 6.9 % smaller than without a dictionary.
+pub const JOURNAL_DICT_BYTES: usize = 64 * 1024;
+/// Uncompressed journal bytes held back to train the dictionary on (the first 16 slices);
+/// a bucket with less than half of this is written without a dictionary, where one would cost
+/// more than it saves. Training (on half of these bytes) costs ~0.3 G instructions per bucket.
+pub const JOURNAL_DICT_TRAIN_BYTES: usize = 16 * SLICE_TARGET_BYTES;
+/// Size of the samples the training cuts the held-back slices into, bytes (zstd's trainer
+/// wants many small samples, about the size of what one frame will see repeated).
+pub const JOURNAL_DICT_SAMPLE: usize = 4096;
 /// zstd level of journal slices: level 3 compresses logs ~8–12× at several hundred MB/s.
 pub const ZSTD_LEVEL: i32 = 3;
 /// Bloom filter bits per distinct term: 10 bits and 7 hashes give about 1 % false positives.
@@ -88,13 +101,18 @@ pub const BLOOM_HASHES: u32 = 7;
 /// Largest WAL record payload accepted, in bytes. A length field beyond it can only be garbage
 /// (a torn or corrupt header), so the reader stops there instead of allocating it.
 pub const MAX_WAL_RECORD: usize = 256 * 1024 * 1024;
-/// Largest single file body a reader loads into memory at once (columns, lexicon), in bytes; a
+/// Largest single file body a reader loads into memory at once (columns), in bytes; a
 /// length beyond it in a footer is treated as corruption rather than attempted.
 pub const MAX_LOADED_FILE: u64 = 4 * 1024 * 1024 * 1024;
 /// Uncompressed size a postings block is closed at, in bytes: a rare-term lookup decompresses
 /// one block (~20 µs), zstd's ratio on postings is near its best at this size, and entries
 /// start below 2^15 so the in-block offset takes 15 bits of the lexicon value.
 pub const POSTINGS_BLOCK_BYTES: usize = 32 * 1024;
+/// Uncompressed size a lexicon block is closed at, in bytes. A term lookup reads the block
+/// index (~40 bytes per block, read once per open bucket) and decompresses one block: 16 KiB
+/// (~700 terms) decode in ~15 µs, and zstd over front-coded sorted terms is within a few percent
+/// of its whole-file ratio at this size.
+pub const LEXICON_BLOCK_BYTES: usize = 16 * 1024;
 /// Postings lists shorter than this are never stored as roaring bitmaps: roaring's fixed
 /// overhead (cookie, container headers) exceeds the delta or run encodings there.
 pub const ROARING_MIN_LEN: usize = 64;

@@ -3,8 +3,6 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use fst::Streamer;
-
 use crate::bucket::hot::HotBucket;
 use crate::bucket::warm::WarmBucket;
 use crate::bucket::BucketRead;
@@ -89,11 +87,13 @@ pub fn check_warm(path: &Path) -> Vec<FsckProblem> {
         Err(e) => return vec![problem_of(path, e)],
     };
     let mut scratch = crate::bucket::warm::BlockScratch::default();
-    let mut stream = lexicon.stream();
-    while let Some((_, off)) = stream.next() {
-        if let Err(e) = b.postings_at(off, &mut scratch) {
-            return vec![problem_of(path, e)];
-        }
+    let walked = lexicon.walk(
+        b"",
+        &mut crate::terms::lexicon::LexScratch::default(),
+        &mut |_, value| b.postings_at(value, &mut scratch).map(|_| true),
+    );
+    if let Err(e) = walked {
+        return vec![problem_of(path, e)];
     }
     let n = b.meta().event_count as u32;
     if let Err(e) = b.read_events(&mut (0..n), &mut |_| true) {

@@ -23,6 +23,21 @@ pub struct BucketSummary {
     pub meta: BucketMeta,
     /// Sum of the file sizes, bytes.
     pub stored_bytes: u64,
+    /// Of a warm bucket: lexicon blocks, lexicon index bytes and journal dictionary bytes.
+    pub warm: Option<WarmLayout>,
+}
+
+/// How a warm bucket's lexicon and journal are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WarmLayout {
+    /// Lexicon blocks.
+    pub lexicon_blocks: usize,
+    /// Bytes of the lexicon's block index (what a reader keeps in memory).
+    pub lexicon_index_bytes: u64,
+    /// Journal slices.
+    pub slices: usize,
+    /// Bytes of the journal's zstd dictionary (0: none).
+    pub journal_dict_bytes: usize,
 }
 
 fn top(stats: &[ValueStats], n: usize) -> Vec<&ValueStats> {
@@ -59,6 +74,18 @@ impl fmt::Display for BucketSummary {
             "raw bytes   {}  stored bytes {}  ({pct:.1} % of raw)",
             m.raw_bytes, self.stored_bytes
         )?;
+        if let Some(w) = &self.warm {
+            writeln!(
+                f,
+                "lexicon     {} blocks, index {} bytes",
+                w.lexicon_blocks, w.lexicon_index_bytes
+            )?;
+            writeln!(
+                f,
+                "journal     {} slices, dictionary {} bytes",
+                w.slices, w.journal_dict_bytes
+            )?;
+        }
         writeln!(f, "files:")?;
         for (name, size) in &self.files {
             writeln!(f, "  {name:<14} {size:>12}")?;
@@ -80,9 +107,21 @@ pub fn inspect(bucket_dir: &Path) -> Result<BucketSummary, StoreError> {
         .and_then(|n| n.to_str())
         .and_then(parse_name)
         .ok_or_else(|| StoreError::UnknownIndex(bucket_dir.display().to_string()))?;
-    let meta = match name.0 {
-        BucketKind::Warm => WarmBucket::open(bucket_dir)?.meta().clone(),
-        BucketKind::Hot => HotBucket::open(bucket_dir)?.meta().clone(),
+    let (meta, warm) = match name.0 {
+        BucketKind::Warm => {
+            let b = WarmBucket::open(bucket_dir)?;
+            let lex = b.lexicon()?;
+            let warm = WarmLayout {
+                lexicon_blocks: lex.block_count(),
+                lexicon_index_bytes: crate::terms::lexicon::index_len(
+                    &bucket_dir.join(crate::consts::LEXICON_FILE),
+                ),
+                slices: b.slices().len(),
+                journal_dict_bytes: b.journal_dict_len(),
+            };
+            (b.meta().clone(), Some(warm))
+        }
+        BucketKind::Hot => (HotBucket::open(bucket_dir)?.meta().clone(), None),
     };
     let mut files = Vec::new();
     for entry in std::fs::read_dir(bucket_dir).at(bucket_dir)? {
@@ -97,5 +136,6 @@ pub fn inspect(bucket_dir: &Path) -> Result<BucketSummary, StoreError> {
         stored_bytes: files.iter().map(|f| f.1).sum(),
         files,
         meta,
+        warm,
     })
 }

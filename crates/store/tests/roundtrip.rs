@@ -93,6 +93,9 @@ fn warm_and_hot_answer_queries_alike() {
     let summary = inspect(&infos[0].path).unwrap();
     assert_eq!(summary.meta.event_count, 700);
     assert!(summary.to_string().contains("web-0"));
+    let layout = summary.warm.expect("a warm bucket's layout");
+    assert!(layout.lexicon_blocks >= 1 && layout.lexicon_index_bytes > 0);
+    assert!(summary.to_string().contains("lexicon     "));
 }
 
 #[test]

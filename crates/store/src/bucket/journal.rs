@@ -9,7 +9,9 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use crate::bucket::build::SliceSink;
 use crate::codec::Reader;
-use crate::consts::ZSTD_LEVEL;
+use crate::consts::{
+    JOURNAL_DICT_BYTES, JOURNAL_DICT_SAMPLE, JOURNAL_DICT_TRAIN_BYTES, ZSTD_LEVEL,
+};
 use crate::error::{IoContext, StoreError};
 use crate::footer::FooterWriter;
 
@@ -73,29 +75,112 @@ pub fn decode_slices(
     Ok(out)
 }
 
+/// Encodes the body of `slices.dat`: the slice table, then the journal's zstd dictionary and
+/// its length u64 (0 when the slices are compressed without one).
+pub fn encode_slices_file(slices: &[SliceEntry], dict: &[u8], out: &mut Vec<u8>) {
+    encode_slices(slices, out);
+    out.extend_from_slice(dict);
+    out.extend_from_slice(&(dict.len() as u64).to_le_bytes());
+}
+
+/// Splits the body of `slices.dat` into the slice table and the dictionary.
+pub fn split_slices_file<'a>(
+    path: &Path,
+    body: &'a [u8],
+) -> Result<(&'a [u8], &'a [u8]), StoreError> {
+    let bad = || StoreError::corrupt(path, "dictionary length out of range");
+    let n = body.len().checked_sub(8).ok_or_else(bad)?;
+    let dlen = u64::from_le_bytes(body[n..].try_into().expect("8"));
+    let at = usize::try_from(dlen)
+        .ok()
+        .and_then(|d| n.checked_sub(d))
+        .ok_or_else(bad)?;
+    Ok((&body[..at], &body[at..n]))
+}
+
+/// Trains a zstd dictionary of at most [`JOURNAL_DICT_BYTES`] on every other
+/// [`JOURNAL_DICT_SAMPLE`]-byte piece of `slices` (half the bytes train as well as all of them
+/// on the generated corpus, at half the CPU); empty when training fails (too little or too
+/// uniform data), and the slices are then compressed without one.
+fn train(slices: &[Vec<u8>]) -> Vec<u8> {
+    let all: Vec<u8> = slices.concat();
+    let mut data = Vec::with_capacity(all.len() / 2 + JOURNAL_DICT_SAMPLE);
+    let mut sizes = Vec::new();
+    for piece in all.chunks(JOURNAL_DICT_SAMPLE).step_by(2) {
+        data.extend_from_slice(piece);
+        sizes.push(piece.len());
+    }
+    zstd::dict::from_continuous(&data, &sizes, JOURNAL_DICT_BYTES).unwrap_or_default()
+}
+
 /// Writes compressed slices to `journal.zst` and records the table.
+///
+/// With a dictionary ([`JournalSink::with_dictionary`]) the first slices, up to
+/// [`JOURNAL_DICT_TRAIN_BYTES`], are held back and a zstd dictionary is trained on them; every
+/// slice is then compressed with it. Slices of 128 KiB compress as if each had the
+/// dictionary's context of the bucket before it (measured ~7 % smaller on the generated mixed
+/// corpus, 25 % for Java logs), while a read still decompresses one slice.
 pub(crate) struct JournalSink {
     pub out: FooterWriter,
     pub slices: Vec<SliceEntry>,
     comp: zstd::bulk::Compressor<'static>,
     path: PathBuf,
+    /// Slices held back until the dictionary is trained; `None` once it is (or without one).
+    pending: Option<Vec<Vec<u8>>>,
+    pending_bytes: usize,
+    /// The trained dictionary (empty: none).
+    dict: Vec<u8>,
 }
 
 impl JournalSink {
     /// Creates the file (the journal, or the postings file, whose blocks use the same
-    /// independently compressed, table-located layout).
+    /// independently compressed, table-located layout), compressing without a dictionary.
     pub fn create(path: &Path, magic: [u8; 4]) -> Result<Self, StoreError> {
         Ok(JournalSink {
             out: FooterWriter::create(path, magic)?,
             slices: Vec::new(),
             comp: zstd::bulk::Compressor::new(ZSTD_LEVEL).at(path)?,
             path: path.to_path_buf(),
+            pending: None,
+            pending_bytes: 0,
+            dict: Vec::new(),
         })
     }
-}
 
-impl SliceSink for JournalSink {
-    fn put(&mut self, _n: u32, raw: &[u8]) -> Result<(), StoreError> {
+    /// Creates the journal, compressing with a dictionary trained on its first slices.
+    pub fn with_dictionary(path: &Path, magic: [u8; 4]) -> Result<Self, StoreError> {
+        let mut s = Self::create(path, magic)?;
+        s.pending = Some(Vec::new());
+        Ok(s)
+    }
+
+    /// Trains the dictionary on the held-back slices (when there are enough) and writes them.
+    fn flush_pending(&mut self) -> Result<(), StoreError> {
+        let Some(pending) = self.pending.take() else {
+            return Ok(());
+        };
+        if self.pending_bytes >= JOURNAL_DICT_TRAIN_BYTES / 2 {
+            self.dict = train(&pending);
+            if !self.dict.is_empty() {
+                self.comp = zstd::bulk::Compressor::with_dictionary(ZSTD_LEVEL, &self.dict)
+                    .at(&self.path)?;
+            }
+        }
+        for raw in &pending {
+            self.compress(raw)?;
+        }
+        Ok(())
+    }
+
+    /// Writes any held-back slices, the footer, and fsyncs; returns the body length, the slice
+    /// table and the dictionary (empty: none).
+    pub fn finish(mut self) -> Result<(u64, Vec<SliceEntry>, Vec<u8>), StoreError> {
+        self.flush_pending()?;
+        let len = self.out.finish()?;
+        Ok((len, self.slices, self.dict))
+    }
+
+    fn compress(&mut self, raw: &[u8]) -> Result<(), StoreError> {
         let c = self.comp.compress(raw).at(&self.path)?;
         self.slices.push(SliceEntry {
             offset: self.out.position(),
@@ -104,6 +189,20 @@ impl SliceSink for JournalSink {
             hash: xxh3_64(&c),
         });
         self.out.write(&c)
+    }
+}
+
+impl SliceSink for JournalSink {
+    fn put(&mut self, _n: u32, raw: &[u8]) -> Result<(), StoreError> {
+        if let Some(p) = &mut self.pending {
+            p.push(raw.to_vec());
+            self.pending_bytes += raw.len();
+            if self.pending_bytes >= JOURNAL_DICT_TRAIN_BYTES {
+                self.flush_pending()?;
+            }
+            return Ok(());
+        }
+        self.compress(raw)
     }
 }
 

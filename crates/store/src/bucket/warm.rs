@@ -7,11 +7,10 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use fst::{IntoStreamer, Map, Streamer};
 use roaring::RoaringBitmap;
 
 use crate::bloom::Bloom;
-use crate::bucket::journal::{decode_slices, read_slice, SliceEntry};
+use crate::bucket::journal::{decode_slices, read_slice, split_slices_file, SliceEntry};
 use crate::bucket::{read_events_with, BucketRead, EventView, IndexedFields, SliceSource};
 use crate::columns::lazy::ColumnsFile;
 use crate::columns::Columns;
@@ -24,6 +23,7 @@ use crate::footer::{open_checked, read_verified};
 use crate::meta::BucketMeta;
 use crate::postings;
 use crate::query::{eval, TermQuery, TermSource};
+use crate::terms::lexicon::{LexScratch, Lexicon};
 
 /// An open warm bucket. Immutable; `Send + Sync`, so many searches may share it.
 ///
@@ -36,12 +36,15 @@ pub struct WarmBucket {
     meta: BucketMeta,
     bloom: Bloom,
     /// Loaded on first use; a failure is kept and reported on every use.
-    lexicon: OnceLock<Result<Map<Vec<u8>>, StoreError>>,
+    /// Its block index, read on first use; blocks are read per lookup.
+    lexicon: OnceLock<Result<Lexicon, StoreError>>,
     postings: File,
     /// Table of the compressed postings blocks.
     blocks: Vec<SliceEntry>,
     journal: File,
     slices: Vec<SliceEntry>,
+    /// zstd dictionary of the journal slices (empty: none).
+    dict: Vec<u8>,
     /// Columns, decoded block by block on demand.
     cols: ColumnsFile,
 }
@@ -63,7 +66,10 @@ impl WarmBucket {
         let jpath = path.join(JOURNAL_FILE);
         let (journal, journal_len) = open_checked(&jpath, magic::JOURNAL)?;
         let spath = path.join(SLICES_FILE);
-        let slices = decode_slices(&spath, &read_verified(&spath, magic::SLICES)?, journal_len)?;
+        let sbody = read_verified(&spath, magic::SLICES)?;
+        let (table, dict) = split_slices_file(&spath, &sbody)?;
+        let slices = decode_slices(&spath, table, journal_len)?;
+        let dict = dict.to_vec();
         open_checked(&path.join(LEXICON_FILE), magic::LEXICON)?;
         let ppath = path.join(POSTINGS_FILE);
         let (postings, postings_len) = open_checked(&ppath, magic::POSTINGS)?;
@@ -82,6 +88,7 @@ impl WarmBucket {
             blocks,
             journal,
             slices,
+            dict,
             cols,
         })
     }
@@ -101,15 +108,12 @@ impl WarmBucket {
             .unwrap_or_else(|_| NO_COLUMNS.get_or_init(Columns::new))
     }
 
-    /// The lexicon (term → postings value), loading it on first use.
-    pub fn lexicon(&self) -> Result<&Map<Vec<u8>>, StoreError> {
-        let load = || {
-            let lpath = self.path.join(LEXICON_FILE);
-            let body = read_verified(&lpath, magic::LEXICON)?;
-            Map::new(crate::packed::unpack(&lpath, &body)?)
-                .map_err(|e| StoreError::corrupt(&lpath, format!("bad lexicon: {e}")))
-        };
-        match self.lexicon.get_or_init(load) {
+    /// The lexicon (term → postings value), reading its block index on first use.
+    pub fn lexicon(&self) -> Result<&Lexicon, StoreError> {
+        match self
+            .lexicon
+            .get_or_init(|| Lexicon::open(&self.path.join(LEXICON_FILE)))
+        {
             Ok(m) => Ok(m),
             Err(e) => Err(e.duplicate()),
         }
@@ -123,6 +127,11 @@ impl WarmBucket {
     /// Journal slice table.
     pub fn slices(&self) -> &[SliceEntry] {
         &self.slices
+    }
+
+    /// Bytes of the journal's zstd dictionary (0: slices are compressed without one).
+    pub fn journal_dict_len(&self) -> usize {
+        self.dict.len()
     }
 
     /// Reads the postings a lexicon value points at, validating them against the event count.
@@ -207,7 +216,7 @@ impl TermSource for WarmBucket {
     }
 
     fn postings(&self, term: &[u8]) -> Result<RoaringBitmap, StoreError> {
-        match self.lexicon()?.get(term) {
+        match self.lexicon()?.get(term, &mut LexScratch::default())? {
             Some(v) => self.postings_at(v, &mut BlockScratch::default()),
             None => Ok(RoaringBitmap::new()),
         }
@@ -220,16 +229,16 @@ impl TermSource for WarmBucket {
         out: &mut RoaringBitmap,
     ) -> Result<(), StoreError> {
         let mut scratch = BlockScratch::default();
-        let mut stream = self.lexicon()?.range().ge(prefix).into_stream();
-        while let Some((term, off)) = stream.next() {
-            if !term.starts_with(prefix) {
-                break;
-            }
-            if accept(term) {
-                *out |= self.postings_at(off, &mut scratch)?;
-            }
-        }
-        Ok(())
+        self.lexicon()?
+            .walk(prefix, &mut LexScratch::default(), &mut |term, value| {
+                if !term.starts_with(prefix) {
+                    return Ok(false);
+                }
+                if accept(term) {
+                    *out |= self.postings_at(value, &mut scratch)?;
+                }
+                Ok(true)
+            })
     }
 }
 
@@ -249,7 +258,12 @@ impl SliceSource for WarmBucket {
         Ok(WarmScratch {
             comp: Vec::new(),
             out: Vec::new(),
-            dec: zstd::bulk::Decompressor::new().at(&self.path)?,
+            dec: if self.dict.is_empty() {
+                zstd::bulk::Decompressor::new()
+            } else {
+                zstd::bulk::Decompressor::with_dictionary(&self.dict)
+            }
+            .at(&self.path)?,
             loaded: None,
         })
     }

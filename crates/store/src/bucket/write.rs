@@ -2,11 +2,9 @@
 
 use std::path::Path;
 
-use fst::MapBuilder;
-
 use crate::bloom::Bloom;
 use crate::bucket::build::{Builder, SliceSink};
-use crate::bucket::journal::{encode_slices, JournalSink};
+use crate::bucket::journal::{encode_slices, encode_slices_file, JournalSink};
 use crate::consts::{
     magic, BLOOM_FILE, COLUMNS_FILE, JOURNAL_FILE, LEXICON_FILE, META_FILE, POSTINGS_FILE,
     SLICES_FILE,
@@ -15,6 +13,7 @@ use crate::error::{IoContext, StoreError};
 use crate::footer::{append_footer, write_file};
 use crate::meta::BucketMeta;
 use crate::postings;
+use crate::terms::lexicon::LexiconWriter;
 use crate::terms::TermIndex;
 use crate::wal;
 
@@ -22,17 +21,17 @@ use crate::wal;
 /// records of the WAL at `wal_path`. Each file is fsynced; the caller fsyncs and renames `dir`.
 pub(crate) fn write_warm(dir: &Path, id: u64, wal_path: &Path) -> Result<BucketMeta, StoreError> {
     let mut builder = Builder::new(id);
-    let mut sink = JournalSink::create(&dir.join(JOURNAL_FILE), magic::JOURNAL)?;
+    let mut sink = JournalSink::with_dictionary(&dir.join(JOURNAL_FILE), magic::JOURNAL)?;
     wal::for_each_event(wal_path, |e| builder.push(e, &mut sink))?;
     let (cols, terms, meta) = builder.finish(&mut sink)?;
-    let journal_len = sink.out.finish()?;
+    let (journal_len, slices, dict) = sink.finish()?;
     debug_assert_eq!(
-        sink.slices.iter().map(|s| s.clen as u64).sum::<u64>(),
+        slices.iter().map(|s| s.clen as u64).sum::<u64>(),
         journal_len
     );
 
     let mut buf = Vec::new();
-    encode_slices(&sink.slices, &mut buf);
+    encode_slices_file(&slices, &dict, &mut buf);
     append_footer(&mut buf, magic::SLICES);
     write_file(&dir.join(SLICES_FILE), &buf)?;
 
@@ -54,11 +53,10 @@ pub(crate) fn write_warm(dir: &Path, id: u64, wal_path: &Path) -> Result<BucketM
 
 /// Writes lexicon, postings and bloom filter.
 fn write_terms(dir: &Path, terms: TermIndex) -> Result<(), StoreError> {
-    let lex_path = dir.join(LEXICON_FILE);
     let sorted = terms.into_sorted();
     let mut bloom = Bloom::with_capacity(sorted.len() as u64);
     let mut post = Vec::new();
-    let mut lex = MapBuilder::memory();
+    let mut lex = LexiconWriter::create(&dir.join(LEXICON_FILE))?;
     let mut scratch = Vec::new();
     let mut list = Vec::new();
     let post_path = dir.join(POSTINGS_FILE);
@@ -74,8 +72,7 @@ fn write_terms(dir: &Path, terms: TermIndex) -> Result<(), StoreError> {
         }
         let value = postings::encode_in_block(&list, block_no as u64, &mut post, &mut scratch)
             .at(&post_path)?;
-        lex.insert(term, value)
-            .map_err(|e| StoreError::corrupt(&lex_path, format!("lexicon build: {e}")))?;
+        lex.insert(term, value)?;
         bloom.insert(term);
     }
     if !post.is_empty() {
@@ -88,13 +85,7 @@ fn write_terms(dir: &Path, terms: TermIndex) -> Result<(), StoreError> {
     blocks.out.write(&table)?;
     blocks.out.finish()?;
     drop(sorted);
-    let fst_bytes = lex
-        .into_inner()
-        .map_err(|e| StoreError::corrupt(&lex_path, format!("lexicon build: {e}")))?;
-    let mut lex_bytes = Vec::new();
-    crate::packed::pack(&fst_bytes, &mut lex_bytes).at(&lex_path)?;
-    append_footer(&mut lex_bytes, magic::LEXICON);
-    write_file(&lex_path, &lex_bytes)?;
+    lex.finish()?;
     let mut b = Vec::new();
     bloom.encode(&mut b);
     append_footer(&mut b, magic::BLOOM);

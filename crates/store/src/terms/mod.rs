@@ -19,6 +19,7 @@
 //! 214 MB together with the streaming WAL scan; CPU about the same (lookups are bound by cache
 //! misses on the table and the entries either way).
 
+pub mod lexicon;
 mod pool;
 
 use hashbrown::HashTable;

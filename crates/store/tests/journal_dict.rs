@@ -1,0 +1,80 @@
+//! The journal's zstd dictionary: a bucket large enough gets one (stored in `slices.dat`) and
+//! reads back exactly, a small one is written without, and a damaged dictionary is a Corrupt
+//! error naming `slices.dat` (fsck finds it), never a panic.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{event, read_all};
+use lode_store::bucket::journal::split_slices_file;
+use lode_store::consts::{JOURNAL_DICT_TRAIN_BYTES, SLICES_FILE};
+use lode_store::footer::{append_footer, read_verified};
+use lode_store::{
+    fsck, list_buckets, BucketRead, IndexConfig, IndexWriter, StoreError, WarmBucket,
+};
+
+fn warm_bucket(dir: &Path, events: u64) -> PathBuf {
+    let (w, _) = IndexWriter::open(dir, IndexConfig::default()).unwrap();
+    let all: Vec<_> = (0..events).map(event).collect();
+    for chunk in all.chunks(2000) {
+        w.append(chunk).unwrap();
+    }
+    w.close().unwrap();
+    list_buckets(dir).unwrap()[0].path.clone()
+}
+
+fn dict_len(bucket: &Path) -> usize {
+    let p = bucket.join(SLICES_FILE);
+    let body = read_verified(&p, lode_store::consts::magic::SLICES).unwrap();
+    split_slices_file(&p, &body).unwrap().1.len()
+}
+
+#[test]
+fn large_bucket_has_a_dictionary_and_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    // ~60 bytes an event: more than the training bytes, so slices are written both from the
+    // held-back set and after it.
+    let n = (2 * JOURNAL_DICT_TRAIN_BYTES / 50) as u64;
+    let path = warm_bucket(dir.path(), n);
+    assert!(dict_len(&path) > 0, "no dictionary");
+    let b = WarmBucket::open(&path).unwrap();
+    assert!(b.meta().raw_bytes as usize > JOURNAL_DICT_TRAIN_BYTES);
+    assert_eq!(read_all(&b), (0..n).map(event).collect::<Vec<_>>());
+    assert!(fsck(dir.path(), false).unwrap().is_empty());
+
+    // Damage in the dictionary fails the file's checksum when the bucket opens (the
+    // dictionary is read and verified with the slice table, before any slice uses it).
+    let p = path.join(SLICES_FILE);
+    let good = std::fs::read(&p).unwrap();
+    let mut bad = good.clone();
+    let at = good.len() - 24 - 8 - dict_len(&path) / 2;
+    bad[at] ^= 0xff;
+    std::fs::write(&p, &bad).unwrap();
+    assert!(matches!(
+        WarmBucket::open(&path),
+        Err(StoreError::Corrupt { .. })
+    ));
+    std::fs::write(&p, &good).unwrap();
+    // A dictionary length beyond the file is refused when opening.
+    let mut body = read_verified(&p, lode_store::consts::magic::SLICES).unwrap();
+    let l = body.len();
+    body[l - 8..].copy_from_slice(&(u64::MAX / 2).to_le_bytes());
+    append_footer(&mut body, lode_store::consts::magic::SLICES);
+    std::fs::write(&p, &body).unwrap();
+    assert!(matches!(
+        WarmBucket::open(&path),
+        Err(StoreError::Corrupt { .. })
+    ));
+    let problems = fsck(dir.path(), false).unwrap();
+    assert!(problems.iter().any(|p| p.file.ends_with(SLICES_FILE)));
+}
+
+#[test]
+fn small_bucket_has_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = warm_bucket(dir.path(), 500);
+    assert_eq!(dict_len(&path), 0);
+    let b = WarmBucket::open(&path).unwrap();
+    assert_eq!(read_all(&b), (0..500).map(event).collect::<Vec<_>>());
+}
