@@ -60,6 +60,22 @@ impl Dict {
 /// Events per frozen column chunk (the warm column block size).
 pub(crate) const CHUNK_EVENTS: usize = COLUMNS_BLOCK_EVENTS as usize;
 
+/// An empty column chunk with room for [`CHUNK_EVENTS`] events (no reallocation while it fills).
+fn new_chunk() -> Columns {
+    let mut c = Columns::new();
+    c.times.reserve_exact(CHUNK_EVENTS);
+    c.index_times.reserve_exact(CHUNK_EVENTS);
+    c.slice.reserve_exact(CHUNK_EVENTS);
+    c.offset.reserve_exact(CHUNK_EVENTS);
+    c.raw_len.reserve_exact(CHUNK_EVENTS);
+    c.host.reserve_exact(CHUNK_EVENTS);
+    c.source.reserve_exact(CHUNK_EVENTS);
+    c.sourcetype.reserve_exact(CHUNK_EVENTS);
+    c.linecount.reserve_exact(CHUNK_EVENTS);
+    c.field_start.reserve_exact(CHUNK_EVENTS);
+    c
+}
+
 /// Accumulates one bucket.
 pub(crate) struct Builder {
     /// Frozen column chunks of [`CHUNK_EVENTS`] events each, in event order. Their dictionaries
@@ -85,7 +101,7 @@ impl Builder {
     pub fn new(id: u64) -> Self {
         Builder {
             chunks: Vec::new(),
-            open: Columns::new(),
+            open: new_chunk(),
             names: Default::default(),
             terms: TermIndex::new(),
             meta: BucketMeta {
@@ -153,7 +169,8 @@ impl Builder {
         m.event_count += 1;
         m.raw_bytes += e.raw.len() as u64;
         if self.open.len() == CHUNK_EVENTS {
-            let full = std::mem::replace(&mut self.open, Columns::new());
+            let mut full = std::mem::replace(&mut self.open, new_chunk());
+            full.field_blob.shrink_to_fit();
             self.chunks.push(Arc::new(full));
         }
         self.terms.add_event(num, e)
