@@ -300,13 +300,23 @@ impl IndexWriter {
         Ok(())
     }
 
+    /// Creates hot bucket `id`: built as `tmp_<id>/` (WAL with its header, fsynced, index
+    /// registered) and renamed to `hot_v1_<id>/`, so a listing never shows a hot directory
+    /// without a complete WAL header or (in this process) without its registered index.
     fn create_hot(&self, id: u64) -> Result<Hot, StoreError> {
+        let tmp = self.dir.join(tmp_name(id));
+        if tmp.exists() {
+            std::fs::remove_dir_all(&tmp).at(&tmp)?;
+        }
+        std::fs::create_dir(&tmp).at(&tmp)?;
+        drop(WalWriter::create(&tmp.join(WAL_FILE))?);
+        fsync_dir(&tmp)?;
+        let index = Registration::new(&tmp, id)?;
         let hot_dir = self.dir.join(hot_name(id));
-        std::fs::create_dir(&hot_dir).at(&hot_dir)?;
-        let wal = WalWriter::create(&hot_dir.join(WAL_FILE))?;
-        fsync_dir(&hot_dir)?;
+        std::fs::rename(&tmp, &hot_dir).at(&hot_dir)?;
         fsync_dir(&self.dir)?;
-        Ok(new_hot(id, wal, Registration::new(&hot_dir, id)?))
+        let wal = WalWriter::open_truncated(&hot_dir.join(WAL_FILE), wal::HEADER_LEN as u64)?;
+        Ok(new_hot(id, wal, index))
     }
 
     /// Starts a background roll of the lane's hot bucket if it is full. Returns whether it was.
