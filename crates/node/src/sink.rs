@@ -17,7 +17,7 @@ pub struct StoreSink {
     writers: Writers,
     /// The writer lane of this sink's pipeline set.
     lane: usize,
-    /// Per-index scratch batches, reused across calls.
+    /// Per-index batches of a mixed batch (handed to the writers by value).
     groups: HashMap<String, Vec<Event>>,
 }
 
@@ -48,9 +48,8 @@ impl Sink for StoreSink {
             .unwrap_or(true);
         if single {
             if let Some(first) = batch.first() {
-                self.writers[&first.index]
-                    .append_to(self.lane, &batch)
-                    .map_err(SinkError::new)?;
+                let writer = &self.writers[&first.index];
+                writer.append_to(self.lane, batch).map_err(SinkError::new)?;
             }
             return Ok(());
         }
@@ -60,9 +59,8 @@ impl Sink for StoreSink {
         for (index, events) in self.groups.iter_mut() {
             if !events.is_empty() {
                 self.writers[index]
-                    .append_to(self.lane, events)
+                    .append_to(self.lane, std::mem::take(events))
                     .map_err(SinkError::new)?;
-                events.clear();
             }
         }
         Ok(())

@@ -9,7 +9,7 @@ use crate::error::{IoContext, StoreError};
 /// State of a bucket.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BucketKind {
-    /// Open for writing: a WAL, indexed in memory by readers.
+    /// Open for writing: a WAL, indexed in memory by its writer (by readers in other processes).
     Hot,
     /// Immutable, fully indexed.
     Warm,

@@ -2,12 +2,13 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::bucket::hot::Registration;
 use crate::consts::{QUARANTINE_DIR, WAL_FILE};
 use crate::error::{IoContext, StoreError};
 use crate::fsck::quarantine_bucket;
 use crate::layout::{fsync_dir, parse_name, parse_tmp, BucketKind};
 use crate::wal::{self, WalWriter, HEADER_LEN};
-use crate::writer::{roll_dir, Hot};
+use crate::writer::{new_hot, roll_dir, Hot};
 
 /// What recovery did when the writer opened the index.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -59,45 +60,53 @@ pub(crate) fn recover(
             }
         }
     }
+    // Newest first: the newest `lanes` hot buckets that survive replay stay open, one per lane,
+    // their indexes rebuilt while replaying; older ones (left by a writer with more lanes, a
+    // crash during a background roll, an earlier version or a manual copy) are rolled from
+    // their WALs.
     hots.sort();
-    let mut live: Vec<Hot> = Vec::new();
-    for (id, path) in hots {
+    let mut current: Vec<Hot> = Vec::new();
+    let mut older: Vec<(u64, PathBuf)> = Vec::new();
+    for (id, path) in hots.into_iter().rev() {
         if warm_ids.contains(&id) {
             // Crash between the rename and the hot-directory delete: the roll completed.
             std::fs::remove_dir_all(&path).at(&path)?;
             report.completed_rolls += 1;
             continue;
         }
-        match replay(&path, id, &mut report) {
-            Ok(hot) => live.push(hot),
+        let keep = current.len() < lanes;
+        match replay(&path, id, &mut report, keep) {
+            Ok(hot) => match hot {
+                Some(hot) => current.push(hot),
+                None => older.push((id, path)),
+            },
             Err(StoreError::Corrupt { .. }) => {
                 report.quarantined.push(quarantine_bucket(dir, &path)?);
             }
             Err(e) => return Err(e),
         }
     }
-    // The newest `lanes` hot buckets stay open, one per lane; older ones (left by a writer with
-    // more lanes, an earlier version or a manual copy) are rolled now.
-    let current = live.split_off(live.len().saturating_sub(lanes));
-    for hot in live {
-        let hot_dir = hot
-            .wal
-            .path()
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
-        if !hot.wal.is_empty() {
-            roll_dir(dir, hot.id, &hot_dir)?;
+    current.reverse();
+    for (id, hot_dir) in older.into_iter().rev() {
+        let wal_path = hot_dir.join(WAL_FILE);
+        let empty = std::fs::metadata(&wal_path).map_or(true, |m| m.len() <= HEADER_LEN as u64);
+        if !empty {
+            roll_dir(dir, id, &hot_dir)?;
         }
-        drop(hot);
         std::fs::remove_dir_all(&hot_dir).at(&hot_dir)?;
     }
     fsync_dir(dir)?;
     Ok((current, max_id.map_or(0, |m| m + 1), report))
 }
 
-/// Scans the WAL of hot bucket `path`, cuts a torn tail and reopens it for appending.
-fn replay(path: &Path, id: u64, report: &mut RecoveryReport) -> Result<Hot, StoreError> {
+/// Scans the WAL of hot bucket `path`, cuts a torn tail and, with `open`, reopens it for
+/// appending with its index rebuilt (else returns `None`; the caller rolls it from the WAL).
+fn replay(
+    path: &Path,
+    id: u64,
+    report: &mut RecoveryReport,
+    open: bool,
+) -> Result<Option<Hot>, StoreError> {
     let wal_path = path.join(WAL_FILE);
     let len = std::fs::metadata(&wal_path).map(|m| m.len()).unwrap_or(0);
     if len < HEADER_LEN as u64 {
@@ -108,38 +117,40 @@ fn replay(path: &Path, id: u64, report: &mut RecoveryReport) -> Result<Hot, Stor
         report.truncated_bytes += len;
         let wal = WalWriter::create(&wal_path)?;
         fsync_dir(path)?;
-        return Ok(empty_hot(id, wal));
+        if !open {
+            return Ok(None);
+        }
+        return Ok(Some(new_hot(id, wal, Registration::new(path, id)?)));
     }
     let (mut events, mut raw, mut min, mut max) = (0u64, 0u64, i64::MAX, i64::MIN);
-    let scan = wal::for_each_event(&wal_path, |e| {
-        events += 1;
-        raw += e.raw.len() as u64;
-        min = min.min(e.time);
-        max = max.max(e.time);
-        Ok(())
-    })?;
+    let index = if open {
+        Some(Registration::new(path, id)?)
+    } else {
+        None
+    };
+    let scan = {
+        let mut ix = index.as_ref().map(|r| r.write());
+        wal::for_each_event(&wal_path, |e| {
+            events += 1;
+            raw += e.raw.len() as u64;
+            min = min.min(e.time);
+            max = max.max(e.time);
+            match &mut ix {
+                Some(ix) => ix.push(e),
+                None => Ok(()),
+            }
+        })?
+    };
     report.replayed_events += events;
     report.truncated_bytes += scan.file_len - scan.valid_len;
     let wal = WalWriter::open_truncated(&wal_path, scan.valid_len)?;
-    let mut hot = empty_hot(id, wal);
+    let Some(index) = index else {
+        return Ok(None);
+    };
+    let mut hot = new_hot(id, wal, index);
     hot.events = events;
     hot.raw_bytes = raw;
     hot.min_time = min;
     hot.max_time = max;
-    Ok(hot)
-}
-
-fn empty_hot(id: u64, wal: WalWriter) -> Hot {
-    Hot {
-        id,
-        wal,
-        events: 0,
-        raw_bytes: 0,
-        min_time: i64::MAX,
-        max_time: i64::MIN,
-        last_write_secs: std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs() as i64)
-            .unwrap_or(0),
-    }
+    Ok(Some(hot))
 }

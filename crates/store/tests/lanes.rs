@@ -42,7 +42,7 @@ fn append_concurrently(w: &IndexWriter, ranges: &[(usize, u64, u64)]) {
             s.spawn(move || {
                 let events: Vec<_> = (from..to).map(event).collect();
                 for chunk in events.chunks(50) {
-                    w.append_to(lane, chunk).unwrap();
+                    w.append_to(lane, chunk.to_vec()).unwrap();
                 }
             });
         }
@@ -122,8 +122,8 @@ fn crash_with_two_hot_buckets_recovers_both() {
 fn lane_numbers_wrap() {
     let dir = tempfile::tempdir().unwrap();
     let (w, _) = IndexWriter::open_lanes(dir.path(), cfg(), 2).unwrap();
-    w.append_to(2, &[event(0)]).unwrap();
-    w.append_to(3, &[event(1)]).unwrap();
+    w.append_to(2, vec![event(0)]).unwrap();
+    w.append_to(3, vec![event(1)]).unwrap();
     assert_eq!(list_buckets(dir.path()).unwrap().len(), 2);
     w.close().unwrap();
     assert_eq!(all_raws(dir.path()), sorted_raws(0..2));

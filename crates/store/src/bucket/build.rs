@@ -1,13 +1,19 @@
 //! Turns a stream of events into columns, journal slices, term postings and metadata; shared by
-//! the warm-bucket writer (slices compressed to disk) and the hot-bucket reader (slices in memory).
+//! the warm-bucket writer (slices compressed to disk), the index writer's hot buckets and the
+//! hot-bucket reader's WAL replay (slices in memory).
+//!
+//! Columns are kept in chunks of [`CHUNK_EVENTS`] events: a full chunk is frozen behind an
+//! `Arc`, so a search snapshot of a growing hot bucket shares every frozen chunk and copies only
+//! the open one.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use lode_event::Event;
 
 use crate::codec::put_str;
 use crate::columns::Columns;
-use crate::consts::SLICE_TARGET_BYTES;
+use crate::consts::{COLUMNS_BLOCK_EVENTS, SLICE_TARGET_BYTES};
 use crate::error::StoreError;
 use crate::meta::{bump, BucketMeta, ValueStats};
 use crate::terms::TermIndex;
@@ -51,10 +57,34 @@ impl Dict {
     }
 }
 
+/// Events per frozen column chunk (the warm column block size).
+pub(crate) const CHUNK_EVENTS: usize = COLUMNS_BLOCK_EVENTS as usize;
+
+/// An empty column chunk with room for [`CHUNK_EVENTS`] events (no reallocation while it fills).
+fn new_chunk() -> Columns {
+    let mut c = Columns::new();
+    c.times.reserve_exact(CHUNK_EVENTS);
+    c.index_times.reserve_exact(CHUNK_EVENTS);
+    c.slice.reserve_exact(CHUNK_EVENTS);
+    c.offset.reserve_exact(CHUNK_EVENTS);
+    c.raw_len.reserve_exact(CHUNK_EVENTS);
+    c.host.reserve_exact(CHUNK_EVENTS);
+    c.source.reserve_exact(CHUNK_EVENTS);
+    c.sourcetype.reserve_exact(CHUNK_EVENTS);
+    c.linecount.reserve_exact(CHUNK_EVENTS);
+    c.field_start.reserve_exact(CHUNK_EVENTS);
+    c
+}
+
 /// Accumulates one bucket.
 pub(crate) struct Builder {
-    /// Columns built so far.
-    pub cols: Columns,
+    /// Frozen column chunks of [`CHUNK_EVENTS`] events each, in event order. Their dictionaries
+    /// are empty (see `names`) and their `field_start` offsets start at 0 in each chunk.
+    pub chunks: Vec<Arc<Columns>>,
+    /// The open chunk (fewer than [`CHUNK_EVENTS`] events), laid out like the frozen ones.
+    pub open: Columns,
+    /// Host, source and sourcetype names by id.
+    pub names: [Vec<String>; 3],
     /// Term postings built so far.
     pub terms: TermIndex,
     /// Metadata built so far.
@@ -70,7 +100,9 @@ impl Builder {
     /// A builder for bucket `id`.
     pub fn new(id: u64) -> Self {
         Builder {
-            cols: Columns::new(),
+            chunks: Vec::new(),
+            open: new_chunk(),
+            names: Default::default(),
             terms: TermIndex::new(),
             meta: BucketMeta {
                 id,
@@ -84,9 +116,19 @@ impl Builder {
         }
     }
 
+    /// Number of events added.
+    pub fn len(&self) -> usize {
+        self.chunks.len() * CHUNK_EVENTS + self.open.len()
+    }
+
+    /// Whether no event was added.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Adds the next event.
     pub fn push(&mut self, e: &Event, sink: &mut dyn SliceSink) -> Result<(), StoreError> {
-        let num = u32::try_from(self.cols.len())
+        let num = u32::try_from(self.len())
             .ok()
             .filter(|&n| n < u32::MAX)
             .ok_or_else(|| StoreError::Limit("more than 2^32-1 events in one bucket".into()))?;
@@ -97,7 +139,7 @@ impl Builder {
             self.cur.clear();
             self.cur_no += 1;
         }
-        let c = &mut self.cols;
+        let c = &mut self.open;
         c.times.push(e.time);
         c.index_times.push(e.index_time);
         c.slice.push(self.cur_no);
@@ -106,9 +148,10 @@ impl Builder {
         self.cur.extend_from_slice(e.raw.as_bytes());
         let m = &mut self.meta;
         let [dh, ds, dt] = &mut self.dicts;
-        let h = dh.intern(&e.host, &mut c.hosts, &mut m.hosts);
-        let s = ds.intern(&e.source, &mut c.sources, &mut m.sources);
-        let t = dt.intern(&e.sourcetype, &mut c.sourcetypes, &mut m.sourcetypes);
+        let [hosts, sources, sourcetypes] = &mut self.names;
+        let h = dh.intern(&e.host, hosts, &mut m.hosts);
+        let s = ds.intern(&e.source, sources, &mut m.sources);
+        let t = dt.intern(&e.sourcetype, sourcetypes, &mut m.sourcetypes);
         c.host.push(h);
         c.source.push(s);
         c.sourcetype.push(t);
@@ -125,6 +168,11 @@ impl Builder {
         m.max_time = m.max_time.max(e.time);
         m.event_count += 1;
         m.raw_bytes += e.raw.len() as u64;
+        if self.open.len() == CHUNK_EVENTS {
+            let mut full = std::mem::replace(&mut self.open, new_chunk());
+            full.field_blob.shrink_to_fit();
+            self.chunks.push(Arc::new(full));
+        }
         self.terms.add_event(num, e)
     }
 
@@ -134,17 +182,67 @@ impl Builder {
         &self.cur
     }
 
-    /// Flushes the last slice and returns the parts.
-    pub fn finish(
-        mut self,
-        sink: &mut dyn SliceSink,
-    ) -> Result<(Columns, TermIndex, BucketMeta), StoreError> {
-        // The last slice is referenced by the last event even when it is empty (events with
-        // an empty `_raw`), so it is written whenever there is an event.
-        if !self.cols.is_empty() {
+    /// Hands the last slice to `sink`: after every event, before writing a bucket. The last
+    /// slice is referenced by the last event even when it is empty (events with an empty
+    /// `_raw`), so it is handed over whenever there is an event.
+    pub fn finish_slices(&self, sink: &mut dyn SliceSink) -> Result<(), StoreError> {
+        if !self.is_empty() {
             sink.put(self.cur_no, &self.cur)?;
         }
-        self.meta.term_count = self.terms.len() as u64;
-        Ok((self.cols, self.terms, self.meta))
+        Ok(())
+    }
+
+    /// The metadata, with the term count.
+    pub fn meta(&self) -> BucketMeta {
+        let mut meta = self.meta.clone();
+        meta.term_count = self.terms.len() as u64;
+        meta
+    }
+
+    /// Every chunk joined into one [`Columns`] with the dictionaries (what the warm writer
+    /// encodes).
+    pub fn columns(&self) -> Columns {
+        let mut all = Columns::new();
+        let n = self.len();
+        let blob: usize = self.chunks().map(|c| c.field_blob.len()).sum();
+        all.times.reserve_exact(n);
+        all.index_times.reserve_exact(n);
+        all.slice.reserve_exact(n);
+        all.offset.reserve_exact(n);
+        all.raw_len.reserve_exact(n);
+        all.host.reserve_exact(n);
+        all.source.reserve_exact(n);
+        all.sourcetype.reserve_exact(n);
+        all.linecount.reserve_exact(n);
+        all.field_start.reserve_exact(n);
+        all.field_blob.reserve_exact(blob);
+        for c in self.chunks() {
+            all.times.extend_from_slice(&c.times);
+            all.index_times.extend_from_slice(&c.index_times);
+            all.slice.extend_from_slice(&c.slice);
+            all.offset.extend_from_slice(&c.offset);
+            all.raw_len.extend_from_slice(&c.raw_len);
+            all.host.extend_from_slice(&c.host);
+            all.source.extend_from_slice(&c.source);
+            all.sourcetype.extend_from_slice(&c.sourcetype);
+            all.linecount.extend_from_slice(&c.linecount);
+            let base = all.field_blob.len() as u64;
+            all.field_start
+                .extend(c.field_start.iter().skip(1).map(|&s| base + s));
+            all.field_blob.extend_from_slice(&c.field_blob);
+        }
+        let [hosts, sources, sourcetypes] = self.names.clone();
+        all.hosts = hosts;
+        all.sources = sources;
+        all.sourcetypes = sourcetypes;
+        all
+    }
+
+    /// The frozen chunks, then the open one.
+    fn chunks(&self) -> impl Iterator<Item = &Columns> {
+        self.chunks
+            .iter()
+            .map(|c| &**c)
+            .chain(std::iter::once(&self.open))
     }
 }

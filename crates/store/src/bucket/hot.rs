@@ -1,21 +1,30 @@
-//! Reader of a hot bucket: replays its WAL (up to the last complete, checksummed record, so a
-//! concurrently appended WAL is fine) into an in-memory index.
+//! Reader of a hot bucket: a snapshot of its in-memory index.
 //!
-//! The index of each hot bucket is kept in a process-wide cache and extended incrementally: a
-//! later [`HotBucket::open`] of the same bucket only decodes and indexes the records appended
-//! since, then takes a snapshot (columns copied, completed slices shared, postings shared and
-//! cut at the snapshot's event count — postings only ever grow at the end).
+//! Two sources, tried in this order:
+//! 1. **The writer's index.** An [`crate::IndexWriter`] in this process indexes every batch it
+//!    made durable into the lane's [`HotIndex`] and registers it (a [`Registration`]) under the
+//!    hot directory's identity. A snapshot takes the index's read lock for a moment: it shares
+//!    the frozen column chunks and completed slices (`Arc`), and copies the open chunk, the last
+//!    partial slice, the dictionaries and the metadata. No WAL is read.
+//! 2. **WAL replay** (no writer in this process, e.g. a CLI search while a server writes): the
+//!    WAL is replayed up to the last complete, checksummed record into an index kept in a
+//!    process-wide cache and extended incrementally: a later open only decodes and indexes the
+//!    records appended since.
+//!
+//! Either way postings are shared with the growing index and cut at the snapshot's event count
+//! (postings only ever grow at the end).
 
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 
+use lode_event::Event;
 use roaring::RoaringBitmap;
 
-use crate::bucket::build::{Builder, SliceSink};
-use crate::bucket::{read_events_with, BucketRead, EventView, SliceSource};
-use crate::columns::Columns;
+use crate::bucket::build::{Builder, SliceSink, CHUNK_EVENTS};
+use crate::bucket::{read_events_with, BucketRead, EventView, IndexedFields, SliceSource};
+use crate::columns::{Columns, EventColumns};
 use crate::consts::WAL_FILE;
 use crate::error::{IoContext, StoreError};
 use crate::layout::parse_name;
@@ -23,9 +32,9 @@ use crate::meta::BucketMeta;
 use crate::query::{eval, TermQuery, TermSource};
 use crate::wal;
 
-/// Completed slices, shared between the cached index and its snapshots.
+/// Completed slices, shared between the growing index and its snapshots.
 #[derive(Default)]
-struct SharedSlices(Vec<Arc<[u8]>>);
+pub(crate) struct SharedSlices(pub Vec<Arc<[u8]>>);
 
 impl SliceSink for SharedSlices {
     fn put(&mut self, _n: u32, raw: &[u8]) -> Result<(), StoreError> {
@@ -34,51 +43,258 @@ impl SliceSink for SharedSlices {
     }
 }
 
-/// The growing index of one hot bucket.
-struct HotIndex {
-    /// `(device, inode)` of the WAL indexed; a different file means start over.
-    file_id: (u64, u64),
-    /// WAL bytes consumed (end of the last valid record).
-    valid_len: u64,
-    builder: Builder,
-    slices: SharedSlices,
+/// The growing in-memory index of one hot bucket: columns, postings, metadata and slices of
+/// every event added, in WAL order.
+pub(crate) struct HotIndex {
+    /// Columns, postings and metadata.
+    pub builder: Builder,
+    /// Completed journal slices (the one being filled is the builder's).
+    pub slices: SharedSlices,
 }
 
 impl HotIndex {
-    fn new(id: u64, file_id: (u64, u64)) -> Self {
+    fn new(id: u64) -> Self {
         HotIndex {
-            file_id,
-            valid_len: 0,
             builder: Builder::new(id),
             slices: SharedSlices::default(),
         }
     }
+
+    /// Adds the next event.
+    pub fn push(&mut self, e: &Event) -> Result<(), StoreError> {
+        self.builder.push(e, &mut self.slices)
+    }
 }
 
-type Cache = Mutex<HashMap<PathBuf, Arc<RwLock<HotIndex>>>>;
+/// A hot index shared between its writer (or replayer) and the snapshots of searches. The lock
+/// guards the index: written while events are added, read while a snapshot is taken, a query
+/// evaluates postings or a roll writes the warm bucket.
+pub(crate) type SharedIndex = Arc<RwLock<HotIndex>>;
 
-/// Process-wide cache of hot-bucket indexes, by bucket directory. Guards only the map; each
-/// index has its own lock (write: catching up with the WAL; read: evaluating queries).
+/// Identity of a hot directory: `(device, inode, bucket id)`; robust to differently spelled
+/// paths, and the id guards against a reused inode.
+type DirKey = (u64, u64, u64);
+
+type Registry = Mutex<HashMap<DirKey, Weak<RwLock<HotIndex>>>>;
+
+/// Process-wide registry of the hot indexes index writers keep, by hot directory. Guards only
+/// the map.
+fn registry() -> &'static Registry {
+    static REGISTRY: OnceLock<Registry> = OnceLock::new();
+    REGISTRY.get_or_init(Default::default)
+}
+
+/// Identity of the hot directory `path`; `None` if it cannot be read or named.
+fn dir_key(path: &Path) -> Option<DirKey> {
+    let id = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(parse_name)
+        .map(|(_, id, _, _)| id)?;
+    let md = std::fs::metadata(path).ok()?;
+    Some((md.dev(), md.ino(), id))
+}
+
+/// The writer's index of one hot bucket, registered so that searches of this process read it
+/// instead of replaying the WAL. Dropping it unregisters the index (snapshots keep theirs).
+pub(crate) struct Registration {
+    key: DirKey,
+    index: SharedIndex,
+}
+
+impl Registration {
+    /// Registers a new, empty index for hot directory `path` (which must exist) of bucket `id`.
+    pub fn new(path: &Path, id: u64) -> Result<Registration, StoreError> {
+        let md = std::fs::metadata(path).at(path)?;
+        let key = (md.dev(), md.ino(), id);
+        let index = Arc::new(RwLock::new(HotIndex::new(id)));
+        let mut map = registry().lock().unwrap_or_else(|p| p.into_inner());
+        map.retain(|_, w| w.strong_count() > 0);
+        map.insert(key, Arc::downgrade(&index));
+        Ok(Registration { key, index })
+    }
+
+    /// Locks the index for adding events.
+    pub fn write(&self) -> RwLockWriteGuard<'_, HotIndex> {
+        self.index.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Locks the index for reading.
+    pub fn read(&self) -> RwLockReadGuard<'_, HotIndex> {
+        self.index.read().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        let mut map = registry().lock().unwrap_or_else(|p| p.into_inner());
+        if map
+            .get(&self.key)
+            .is_some_and(|w| std::ptr::eq(w.as_ptr(), Arc::as_ptr(&self.index)))
+        {
+            map.remove(&self.key);
+        }
+    }
+}
+
+impl std::fmt::Debug for Registration {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registration")
+            .field("key", &self.key)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The registered writer index of hot directory `path`, if a writer of this process holds it.
+fn registered(path: &Path) -> Option<SharedIndex> {
+    let key = dir_key(path)?;
+    let map = registry().lock().unwrap_or_else(|p| p.into_inner());
+    map.get(&key).and_then(Weak::upgrade)
+}
+
+/// Replay state of one hot bucket read from its WAL.
+struct Replay {
+    /// `(device, inode)` of the WAL indexed; a different file means start over.
+    file_id: (u64, u64),
+    /// WAL bytes consumed (end of the last valid record).
+    valid_len: u64,
+    /// The index of those bytes.
+    index: SharedIndex,
+}
+
+type Cache = Mutex<HashMap<PathBuf, Arc<Mutex<Replay>>>>;
+
+/// Process-wide cache of WAL-replayed hot indexes, by bucket directory. Guards only the map;
+/// each entry's mutex serialises catching up with its WAL.
 fn cache() -> &'static Cache {
     static CACHE: OnceLock<Cache> = OnceLock::new();
     CACHE.get_or_init(Default::default)
+}
+
+/// The columns of a snapshot: frozen chunks shared with the index, a copy of the open chunk.
+struct HotColumns {
+    /// Frozen chunks of [`CHUNK_EVENTS`] events.
+    chunks: Vec<Arc<Columns>>,
+    /// The open chunk as of the snapshot.
+    open: Columns,
+    /// Host, source and sourcetype names by id.
+    names: [Vec<String>; 3],
+    /// Number of events.
+    n: usize,
+    /// `_time` and the host/source/sourcetype ids joined into contiguous columns, built on the
+    /// first call of an accessor that returns a whole column.
+    flat: OnceLock<Columns>,
+}
+
+impl HotColumns {
+    fn of(b: &Builder) -> HotColumns {
+        HotColumns {
+            chunks: b.chunks.clone(),
+            open: b.open.clone(),
+            names: b.names.clone(),
+            n: b.len(),
+            flat: OnceLock::new(),
+        }
+    }
+
+    fn chunk_iter(&self) -> impl Iterator<Item = &Columns> {
+        self.chunks
+            .iter()
+            .map(|c| &**c)
+            .chain(std::iter::once(&self.open))
+    }
+
+    fn flat(&self) -> &Columns {
+        self.flat.get_or_init(|| {
+            let mut f = Columns::new();
+            f.times.reserve_exact(self.n);
+            f.host.reserve_exact(self.n);
+            f.source.reserve_exact(self.n);
+            f.sourcetype.reserve_exact(self.n);
+            for c in self.chunk_iter() {
+                f.times.extend_from_slice(&c.times);
+                f.host.extend_from_slice(&c.host);
+                f.source.extend_from_slice(&c.source);
+                f.sourcetype.extend_from_slice(&c.sourcetype);
+            }
+            f
+        })
+    }
+
+    fn locate_checked(&self, n: u32, id: u64) -> Result<(&Columns, usize), StoreError> {
+        if n as usize >= self.n {
+            return Err(StoreError::Limit(format!(
+                "event number {n} beyond the {} events of bucket {id}",
+                self.n
+            )));
+        }
+        Ok(self.at(n as usize))
+    }
+
+    fn at(&self, n: usize) -> (&Columns, usize) {
+        let (c, i) = (n / CHUNK_EVENTS, n % CHUNK_EVENTS);
+        match self.chunks.get(c) {
+            Some(chunk) => (chunk, i),
+            None => (&self.open, i),
+        }
+    }
+}
+
+impl EventColumns for HotColumns {
+    fn event_count(&self) -> usize {
+        self.n
+    }
+    fn locate(&self, n: usize) -> Result<(&Columns, usize), StoreError> {
+        Ok(self.at(n))
+    }
+    fn dicts(&self) -> [&[String]; 3] {
+        [&self.names[0], &self.names[1], &self.names[2]]
+    }
 }
 
 /// A snapshot of a hot bucket, indexed in memory.
 pub struct HotBucket {
     path: PathBuf,
     meta: BucketMeta,
-    cols: Columns,
+    cols: HotColumns,
     /// Completed slices plus the partial last one.
     slices: Vec<Arc<[u8]>>,
     /// The shared, growing index; only postings below `meta.event_count` belong to this snapshot.
-    index: Arc<RwLock<HotIndex>>,
+    index: SharedIndex,
 }
 
 impl HotBucket {
-    /// Loads the WAL of the hot bucket directory `path` (incrementally when this process read it
-    /// before). A missing WAL is an `Io` error of kind `NotFound` (the bucket rolled).
+    /// A snapshot of the hot bucket directory `path`: from the index of a writer of this process
+    /// if one holds the bucket, else by replaying its WAL (incrementally when this process read
+    /// it before). A missing WAL is an `Io` error of kind `NotFound` (the bucket rolled).
     pub fn open(path: &Path) -> Result<HotBucket, StoreError> {
+        match registered(path) {
+            Some(index) => Ok(HotBucket::snapshot(path, index)),
+            None => HotBucket::replay(path),
+        }
+    }
+
+    /// Takes a snapshot of `index` (under its read lock, briefly).
+    fn snapshot(path: &Path, index: SharedIndex) -> HotBucket {
+        let ix = index.read().unwrap_or_else(|p| p.into_inner());
+        let meta = ix.builder.meta();
+        let cols = HotColumns::of(&ix.builder);
+        let mut slices = Vec::with_capacity(ix.slices.0.len() + 1);
+        slices.extend(ix.slices.0.iter().cloned());
+        slices.push(ix.builder.current_slice().into());
+        drop(ix);
+        HotBucket {
+            path: path.to_path_buf(),
+            meta,
+            cols,
+            slices,
+            index,
+        }
+    }
+
+    /// The WAL-replay path: catch up with the records appended since this process last read the
+    /// WAL, then take a snapshot.
+    fn replay(path: &Path) -> Result<HotBucket, StoreError> {
         let wal_path = path.join(WAL_FILE);
         let md = std::fs::metadata(&wal_path);
         let entry = {
@@ -97,53 +313,56 @@ impl HotBucket {
                 .and_then(parse_name)
                 .map(|(_, id, _, _)| id)
                 .unwrap_or(0);
-            let file_id = (md.dev(), md.ino());
             map.entry(path.to_path_buf())
-                .or_insert_with(|| Arc::new(RwLock::new(HotIndex::new(id, file_id))))
+                .or_insert_with(|| {
+                    Arc::new(Mutex::new(Replay {
+                        file_id: (md.dev(), md.ino()),
+                        valid_len: 0,
+                        index: Arc::new(RwLock::new(HotIndex::new(id))),
+                    }))
+                })
                 .clone()
         };
         let md = md.at(&wal_path)?;
-        let mut ix = entry.write().unwrap_or_else(|p| p.into_inner());
+        let mut r = entry.lock().unwrap_or_else(|p| p.into_inner());
         let file_id = (md.dev(), md.ino());
-        if ix.file_id != file_id || md.len() < ix.valid_len {
+        let fresh = |r: &mut Replay| {
+            // Snapshots taken so far keep the old index.
+            let id = r
+                .index
+                .read()
+                .unwrap_or_else(|p| p.into_inner())
+                .builder
+                .meta
+                .id;
+            r.file_id = file_id;
+            r.valid_len = 0;
+            r.index = Arc::new(RwLock::new(HotIndex::new(id)));
+        };
+        if r.file_id != file_id || md.len() < r.valid_len {
             // Replaced or truncated (recovery): index from scratch.
-            let id = ix.builder.meta.id;
-            *ix = HotIndex::new(id, file_id);
+            fresh(&mut r);
         }
-        let HotIndex {
-            valid_len,
-            builder,
-            slices,
-            ..
-        } = &mut *ix;
-        let scan = wal::for_each_event_from(&wal_path, *valid_len, |e| builder.push(e, slices));
+        let scan = {
+            let mut ix = r.index.write().unwrap_or_else(|p| p.into_inner());
+            wal::for_each_event_from(&wal_path, r.valid_len, |e| ix.push(e))
+        };
         match scan {
-            Ok(s) => *valid_len = s.valid_len,
+            Ok(s) => r.valid_len = s.valid_len,
             Err(e) => {
-                // The builder may hold part of a record: do not keep it.
-                let id = ix.builder.meta.id;
-                *ix = HotIndex::new(id, file_id);
+                // The index may hold part of a record: do not keep it.
+                fresh(&mut r);
                 return Err(e);
             }
         }
-        let mut meta = ix.builder.meta.clone();
-        meta.term_count = ix.builder.terms.len() as u64;
-        let mut slice_list = ix.slices.0.clone();
-        slice_list.push(ix.builder.current_slice().into());
-        let cols = ix.builder.cols.clone();
-        drop(ix);
-        Ok(HotBucket {
-            path: path.to_path_buf(),
-            meta,
-            cols,
-            slices: slice_list,
-            index: entry,
-        })
+        let index = r.index.clone();
+        drop(r);
+        Ok(HotBucket::snapshot(path, index))
     }
 
     /// Number of events of this snapshot.
     fn n(&self) -> u32 {
-        self.cols.len() as u32
+        self.cols.n as u32
     }
 
     fn bitmap(&self, list: impl Iterator<Item = u32>) -> RoaringBitmap {
@@ -214,25 +433,38 @@ impl BucketRead for HotBucket {
         eval(self, q)
     }
     fn times(&self) -> &[i64] {
-        &self.cols.times
+        &self.cols.flat().times
+    }
+    fn time(&self, n: u32) -> Result<i64, StoreError> {
+        let (c, i) = self.cols.locate_checked(n, self.meta.id)?;
+        Ok(c.times[i])
+    }
+    fn indexed(&self, n: u32) -> Result<IndexedFields, StoreError> {
+        let (c, i) = self.cols.locate_checked(n, self.meta.id)?;
+        Ok(IndexedFields {
+            time: c.times[i],
+            host: c.host[i],
+            source: c.source[i],
+            sourcetype: c.sourcetype[i],
+        })
     }
     fn host_ids(&self) -> &[u32] {
-        &self.cols.host
+        &self.cols.flat().host
     }
     fn host_names(&self) -> &[String] {
-        &self.cols.hosts
+        &self.cols.names[0]
     }
     fn source_ids(&self) -> &[u32] {
-        &self.cols.source
+        &self.cols.flat().source
     }
     fn source_names(&self) -> &[String] {
-        &self.cols.sources
+        &self.cols.names[1]
     }
     fn sourcetype_ids(&self) -> &[u32] {
-        &self.cols.sourcetype
+        &self.cols.flat().sourcetype
     }
     fn sourcetype_names(&self) -> &[String] {
-        &self.cols.sourcetypes
+        &self.cols.names[2]
     }
     fn read_events(
         &self,

@@ -1,6 +1,7 @@
-//! Writes the files of a warm bucket from a hot bucket's WAL.
+//! Writes the files of a warm bucket from a hot bucket's in-memory index or from its WAL.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::bloom::Bloom;
 use crate::bucket::build::{Builder, SliceSink};
@@ -18,12 +19,38 @@ use crate::terms::TermIndex;
 use crate::wal;
 
 /// Builds every warm file of bucket `id` in `dir` (which must exist and be empty) from the valid
-/// records of the WAL at `wal_path`. Each file is fsynced; the caller fsyncs and renames `dir`.
+/// records of the WAL at `wal_path` (recovery). Each file is fsynced; the caller fsyncs and
+/// renames `dir`.
 pub(crate) fn write_warm(dir: &Path, id: u64, wal_path: &Path) -> Result<BucketMeta, StoreError> {
     let mut builder = Builder::new(id);
     let mut sink = JournalSink::with_dictionary(&dir.join(JOURNAL_FILE), magic::JOURNAL)?;
     wal::for_each_event(wal_path, |e| builder.push(e, &mut sink))?;
-    let (cols, terms, meta) = builder.finish(&mut sink)?;
+    write_rest(dir, &builder, sink)
+}
+
+/// Builds every warm file in `dir` (which must exist and be empty) from `builder`, whose
+/// completed slices are `slices` (in order; the one being filled is the builder's). Each file is
+/// fsynced; the caller fsyncs and renames `dir`.
+pub(crate) fn write_builder(
+    dir: &Path,
+    builder: &Builder,
+    slices: &[Arc<[u8]>],
+) -> Result<BucketMeta, StoreError> {
+    let mut sink = JournalSink::with_dictionary(&dir.join(JOURNAL_FILE), magic::JOURNAL)?;
+    for (n, raw) in slices.iter().enumerate() {
+        sink.put(n as u32, raw)?;
+    }
+    write_rest(dir, builder, sink)
+}
+
+/// The files after the completed slices: last slice, slice table, columns, terms, metadata.
+fn write_rest(
+    dir: &Path,
+    builder: &Builder,
+    mut sink: JournalSink,
+) -> Result<BucketMeta, StoreError> {
+    builder.finish_slices(&mut sink)?;
+    let (cols, terms, meta) = (builder.columns(), &builder.terms, builder.meta());
     let (journal_len, slices, dict) = sink.finish()?;
     debug_assert_eq!(
         slices.iter().map(|s| s.clen as u64).sum::<u64>(),
@@ -52,8 +79,8 @@ pub(crate) fn write_warm(dir: &Path, id: u64, wal_path: &Path) -> Result<BucketM
 }
 
 /// Writes lexicon, postings and bloom filter.
-fn write_terms(dir: &Path, terms: TermIndex) -> Result<(), StoreError> {
-    let sorted = terms.into_sorted();
+fn write_terms(dir: &Path, terms: &TermIndex) -> Result<(), StoreError> {
+    let sorted = terms.sorted();
     let mut bloom = Bloom::with_capacity(sorted.len() as u64);
     let mut post = Vec::new();
     let mut lex = LexiconWriter::create(&dir.join(LEXICON_FILE))?;

@@ -286,6 +286,23 @@ impl TermIndex {
     /// Consumes the collector into its terms sorted by bytes (the hash table is freed first).
     pub fn into_sorted(mut self) -> SortedTerms {
         self.table = HashTable::new();
+        SortedTerms {
+            order: self.sort_order(),
+            ix: self,
+        }
+    }
+
+    /// The terms sorted by bytes, borrowing the collector (which stays usable for lookups:
+    /// a hot bucket rolls while searches still read it).
+    pub fn sorted(&self) -> SortedTerms<&TermIndex> {
+        SortedTerms {
+            order: self.sort_order(),
+            ix: self,
+        }
+    }
+
+    /// `(sort key, arena offset)` of every term, in byte order of the terms.
+    fn sort_order(&self) -> Vec<(u64, u32)> {
         let arena = &self.arena;
         // Sort on the first 8 bytes as one integer; compare whole terms only on ties.
         let mut order: Vec<(u64, u32)> = self
@@ -302,19 +319,20 @@ impl TermIndex {
             a.0.cmp(&b.0)
                 .then_with(|| term_at(arena, a.1 as usize).cmp(term_at(arena, b.1 as usize)))
         });
-        SortedTerms { order, ix: self }
+        order
     }
 }
 
-/// A term index's terms in byte order (see [`TermIndex::into_sorted`]).
-pub struct SortedTerms {
+/// A term index's terms in byte order (see [`TermIndex::into_sorted`] and
+/// [`TermIndex::sorted`]); `T` owns or borrows the index.
+pub struct SortedTerms<T: std::borrow::Borrow<TermIndex> = TermIndex> {
     /// `(sort key, arena offset)` of the terms, in byte order of the terms (the key is kept
     /// rather than copying the offsets into a second vector at the memory peak of a roll).
     order: Vec<(u64, u32)>,
-    ix: TermIndex,
+    ix: T,
 }
 
-impl SortedTerms {
+impl<T: std::borrow::Borrow<TermIndex>> SortedTerms<T> {
     /// Number of terms.
     pub fn len(&self) -> usize {
         self.order.len()
@@ -327,9 +345,10 @@ impl SortedTerms {
 
     /// Terms and their postings in ascending byte order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], Postings<'_>)> + '_ {
-        self.order.iter().map(|&(_, at)| {
+        let ix = self.ix.borrow();
+        self.order.iter().map(move |&(_, at)| {
             let at = at as usize;
-            (term_at(&self.ix.arena, at), self.ix.postings_at(at))
+            (term_at(&ix.arena, at), ix.postings_at(at))
         })
     }
 }
