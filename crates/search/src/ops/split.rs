@@ -56,6 +56,7 @@ impl Split {
         Ok(PartialExec {
             prefix: Executor::with_limits(&self.prefix, self.ctx, self.limits)?,
             partial: Partial::build(&self.agg, self.ctx, self.limits)?,
+            prefix_empty: self.prefix.is_empty(),
             passed: Vec::new(),
             out: Vec::new(),
         })
@@ -79,6 +80,8 @@ impl Split {
 pub struct PartialExec {
     prefix: Executor,
     partial: Partial,
+    /// Whether there are no streaming commands before the partial state.
+    prefix_empty: bool,
     /// Rows that passed the prefix (reused buffer).
     passed: Vec<Row>,
     /// Output of the partial operator (always empty: it emits only at `finish`; reused).
@@ -95,6 +98,18 @@ impl PartialExec {
             self.out.clear();
         }
         Ok(())
+    }
+
+    /// Pushes counted rows (each standing for `count` identical rows, see
+    /// [`crate::plan::columns::counts_suffice`]) straight into the partial state. Only for a
+    /// split without streaming prefix (the planner's rule guarantees it).
+    pub fn push_counted(&mut self, rows: Vec<(Row, u64)>) -> Result<(), SearchError> {
+        if !self.prefix_empty {
+            return Err(SearchError::Io(
+                "internal: counted rows need a pipeline without streaming prefix".into(),
+            ));
+        }
+        self.partial.push_counted(rows)
     }
 
     /// The partial state so far (for the rows pushed since the last `take`).

@@ -1,0 +1,236 @@
+//! The count pushdown's scan half ([`crate::plan::columns::counts_suffice`]): a bucket's
+//! candidates counted per distinct combination of the dictionary ids the command reads, straight
+//! from the id columns — no row per event, no raw slice.
+//!
+//! Dense candidates (see [`is_dense`]) index the whole id columns (every column block decoded
+//! once, cached by the reader); sparse ones decode only the column blocks that hold them. With no
+//! id column needed (`stats count`, `stats count by index`) the count is the number of candidates.
+//! The candidates are already exact (the query decides the clause, the time range was applied by
+//! [`super::candidates`]), so every candidate counts.
+//!
+//! Naive twin: one columns-only row per candidate pushed through the same operator; counted rows
+//! come in the order of each combination's first event, so order-sensitive ties (`top`) agree.
+
+use std::collections::HashMap;
+
+use lode_store::{BucketRead, StoreError};
+
+use super::candidates::is_dense;
+use super::source::BucketRef;
+use crate::row::Row;
+use crate::value::Value;
+
+/// Combinations counted in a flat table (indexed by the combined id) rather than a hash map.
+const FLAT_KEYS: u64 = 1 << 16;
+
+/// Which id columns a counted row carries (`index` and `splunk_server` always).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Columns {
+    /// `host`.
+    pub host: bool,
+    /// `source`.
+    pub source: bool,
+    /// `sourcetype`.
+    pub sourcetype: bool,
+}
+
+impl Columns {
+    /// The columns named in `fields` (others are ignored).
+    pub fn of(fields: &[String]) -> Columns {
+        let has = |n: &str| fields.iter().any(|f| f == n);
+        Columns {
+            host: has("host"),
+            source: has("source"),
+            sourcetype: has("sourcetype"),
+        }
+    }
+
+    /// The column names, for explain.
+    pub fn describe(&self) -> String {
+        let names: Vec<&str> = [
+            (self.host, "host"),
+            (self.source, "source"),
+            (self.sourcetype, "sourcetype"),
+        ]
+        .iter()
+        .filter(|c| c.0)
+        .map(|c| c.1)
+        .collect();
+        if names.is_empty() {
+            "none (candidate count)".to_string()
+        } else {
+            names.join(", ")
+        }
+    }
+}
+
+/// One combination: how many candidates, and the first of them (event number).
+#[derive(Debug, Clone, Copy)]
+struct Tally {
+    count: u64,
+    first: u32,
+}
+
+/// Counts `ids` (ascending candidates of `bucket`, all matching) per combination of the `cols`
+/// ids; appends one counted row per combination to `out`, in the order of their first event.
+/// Returns the number of events counted.
+pub fn count(
+    bucket: &dyn BucketRead,
+    src: &BucketRef,
+    ids: &[u32],
+    cols: Columns,
+    out: &mut Vec<(Row, u64)>,
+) -> Result<u64, StoreError> {
+    let path = &src.info.path;
+    let corrupt = |what: &str| StoreError::corrupt(path, what.to_string());
+    let Some(&first) = ids.first() else {
+        return Ok(0);
+    };
+    let dicts = [
+        (cols.host, bucket.host_names()),
+        (cols.source, bucket.source_names()),
+        (cols.sourcetype, bucket.sourcetype_names()),
+    ];
+    // Radix of each position in the combined id (1 when the column is not read).
+    let radix = dicts.map(|(on, names)| if on { names.len() as u64 } else { 1 });
+    let mut tallies: Vec<([u32; 3], Tally)> = Vec::new();
+    if !(cols.host || cols.source || cols.sourcetype) {
+        tallies.push((
+            [0; 3],
+            Tally {
+                count: ids.len() as u64,
+                first,
+            },
+        ));
+    } else {
+        let keys = radix.iter().try_fold(1u64, |a, &r| a.checked_mul(r));
+        let mut table = Table::new(keys.filter(|&k| k <= FLAT_KEYS), radix);
+        if is_dense(ids.len() as u64, bucket.meta().event_count) {
+            // Whole columns: reports damage the accessors would hide behind empty slices.
+            bucket.prepare()?;
+            let columns = [
+                (cols.host, bucket.host_ids()),
+                (cols.source, bucket.source_ids()),
+                (cols.sourcetype, bucket.sourcetype_ids()),
+            ];
+            for &n in ids {
+                let mut key = [0u32; 3];
+                for (k, (on, col)) in key.iter_mut().zip(&columns) {
+                    if *on {
+                        *k = *col
+                            .get(n as usize)
+                            .ok_or_else(|| corrupt("event number beyond the columns"))?;
+                    }
+                }
+                table
+                    .add(key, n)
+                    .ok_or_else(|| corrupt("dictionary id out of range"))?;
+            }
+        } else {
+            // Sparse: decodes only the column blocks holding candidates.
+            for &n in ids {
+                let f = bucket.indexed(n)?;
+                let mut key = [f.host, f.source, f.sourcetype];
+                for (k, (on, _)) in key.iter_mut().zip(&dicts) {
+                    if !on {
+                        *k = 0;
+                    }
+                }
+                table
+                    .add(key, n)
+                    .ok_or_else(|| corrupt("dictionary id out of range"))?;
+            }
+        }
+        table.drain_into(&mut tallies);
+    }
+    tallies.sort_unstable_by_key(|t| t.1.first);
+    let mut total = 0u64;
+    for (key, t) in tallies {
+        let mut fields = Vec::with_capacity(5);
+        for ((on, names), (&id, name)) in
+            dicts
+                .iter()
+                .zip(key.iter().zip(["host", "source", "sourcetype"]))
+        {
+            if *on {
+                let v = names
+                    .get(id as usize)
+                    .ok_or_else(|| corrupt("dictionary id out of range"))?;
+                fields.push((name.to_string(), Value::Str(v.clone())));
+            }
+        }
+        fields.push(("index".to_string(), Value::Str(src.index.to_string())));
+        fields.push(("splunk_server".to_string(), Value::Str("lode".to_string())));
+        total += t.count;
+        out.push((Row::from_fields(fields), t.count));
+    }
+    Ok(total)
+}
+
+/// Tallies by combination: a flat table when the combinations are few, else a hash map.
+enum Table {
+    Flat {
+        radix: [u64; 3],
+        /// Indexed by the combined id; `count == 0`: not seen.
+        cells: Vec<Tally>,
+    },
+    Map(HashMap<[u32; 3], Tally>),
+}
+
+impl Table {
+    /// A table for `keys` combinations (`None`: too many for a flat one).
+    fn new(keys: Option<u64>, radix: [u64; 3]) -> Table {
+        match keys {
+            Some(k) => Table::Flat {
+                radix,
+                cells: vec![Tally { count: 0, first: 0 }; k as usize],
+            },
+            None => Table::Map(HashMap::new()),
+        }
+    }
+
+    /// Counts event `n` under `key`; `None` when an id is outside its dictionary.
+    #[inline]
+    fn add(&mut self, key: [u32; 3], n: u32) -> Option<()> {
+        match self {
+            Table::Flat { radix, cells } => {
+                let mut at = 0u64;
+                for (&k, &r) in key.iter().zip(radix.iter()) {
+                    if u64::from(k) >= r {
+                        return None;
+                    }
+                    at = at * r + u64::from(k);
+                }
+                let c = &mut cells[at as usize];
+                if c.count == 0 {
+                    c.first = n;
+                }
+                c.count += 1;
+            }
+            Table::Map(m) => {
+                m.entry(key).or_insert(Tally { count: 0, first: n }).count += 1;
+            }
+        }
+        Some(())
+    }
+
+    /// Moves the seen combinations (with their ids) into `out`.
+    fn drain_into(self, out: &mut Vec<([u32; 3], Tally)>) {
+        match self {
+            Table::Flat { radix, cells } => {
+                for (at, t) in cells.into_iter().enumerate() {
+                    if t.count > 0 {
+                        let at = at as u64;
+                        let key = [
+                            (at / (radix[1] * radix[2])) as u32,
+                            (at / radix[2] % radix[1]) as u32,
+                            (at % radix[2]) as u32,
+                        ];
+                        out.push((key, t));
+                    }
+                }
+            }
+            Table::Map(m) => out.extend(m),
+        }
+    }
+}
