@@ -11,7 +11,7 @@ use common::*;
 const PER: usize = 10_000;
 
 /// Two warm buckets and a hot one. Event `i` of bucket `b`: host `h<i % 7>` (`db<i % 3>` in the
-/// hot bucket), sourcetype `st<i % 3>`, source `s<i % 2>.log`; `common` in every third event,
+/// hot bucket; `H3` for every fifth event of bucket 1, whose field term collides with `h3`), sourcetype `st<i % 3>`, source `s<i % 2>.log`; `common` in every third event,
 /// `rare` in every 5,000th (sparse: fewer than one per column block); times shuffled within a 3-hour window, with ties.
 fn corpus(root: &std::path::Path) {
     let base = 1_600_000_000i64;
@@ -27,7 +27,10 @@ fn corpus(root: &std::path::Path) {
                 if i % 5000 == 7 {
                     words.push("rare".into());
                 }
-                let host = if roll {
+                let host = if b == 1 && i % 5 == 0 {
+                    // Same field term as `h3`: counting by postings must step aside.
+                    "H3".to_string()
+                } else if roll {
                     format!("h{}", i % 7)
                 } else {
                     format!("db{}", i % 3)
@@ -101,6 +104,18 @@ fn counted_rows_equal_rows_per_event() {
             assert_eq!(pushed, exact, "{q}: {explain:#?}");
             if matches!(clause, "common" | "rare") {
                 assert!(pushed, "{q}: no pushdown in {explain:#?}");
+            }
+            let has = |path: &str| explain.iter().any(|l| l.ends_with(path));
+            if clause == "common" && cmd == "stats count by host" {
+                // Bucket 0 by postings; bucket 1's colliding `H3`/`h3` falls back to columns.
+                assert!(has("counted: field-term postings intersected with the candidates"));
+                assert!(has("counted: whole id columns"), "{explain:#?}");
+            }
+            if clause == "rare" && cmd == "top limit=2 sourcetype by host" {
+                assert!(has("counted: id column blocks of the candidates"), "{explain:#?}");
+            }
+            if clause == "common" && cmd == "stats count" {
+                assert!(has("counted: number of candidates"), "{explain:#?}");
             }
         }
     }

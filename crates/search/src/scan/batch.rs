@@ -138,7 +138,8 @@ fn read_bucket(
     if let Some(cols) = ctx.counted {
         let mut counted = Vec::new();
         match super::counted::count(opened.bucket.as_ref(), b, &opened.ids, cols, &mut counted) {
-            Ok(n) => {
+            Ok((n, path)) => {
+                ctx.note(stats, || format!("{}: {}", b.label, path.describe()));
                 stats.events_scanned += n;
                 stats.events_matched += n;
                 exec.push_counted(counted)?;

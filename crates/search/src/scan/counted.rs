@@ -2,8 +2,10 @@
 //! candidates counted per distinct combination of the dictionary ids the command reads, straight
 //! from the id columns — no row per event, no raw slice.
 //!
-//! Dense candidates (see [`is_dense`]) index the whole id columns (every column block decoded
-//! once, cached by the reader); sparse ones decode only the column blocks that hold them. With no
+//! Dense candidates (see [`is_dense`]) counted by one column use the postings of that column's
+//! field terms (`host::<name>`, one per dictionary entry) intersected with the candidates, so no
+//! column block is decoded ([`by_postings`], with its checks); otherwise dense candidates index
+//! the whole id columns (every column block decoded once, cached by the reader); sparse ones decode only the column blocks that hold them. With no
 //! id column needed (`stats count`, `stats count by index`) the count is the number of candidates.
 //! The candidates are already exact (the query decides the clause, the time range was applied by
 //! [`super::candidates`]), so every candidate counts.
@@ -11,9 +13,10 @@
 //! Naive twin: one columns-only row per candidate pushed through the same operator; counted rows
 //! come in the order of each combination's first event, so order-sensitive ties (`top`) agree.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use lode_store::{BucketRead, StoreError};
+use lode_store::{BucketRead, StoreError, TermQuery};
+use roaring::RoaringBitmap;
 
 use super::candidates::is_dense;
 use super::source::BucketRef;
@@ -64,6 +67,34 @@ impl Columns {
     }
 }
 
+/// How a bucket's candidates were counted (for explain).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Path {
+    /// No column read: the number of candidates.
+    Candidates,
+    /// The postings of the column's field terms intersected with the candidates.
+    Postings,
+    /// The whole id columns.
+    Columns,
+    /// Only the column blocks holding candidates.
+    Blocks,
+}
+
+impl Path {
+    /// Explain text.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Path::Candidates => "counted: number of candidates",
+            Path::Postings => "counted: field-term postings intersected with the candidates",
+            Path::Columns => "counted: whole id columns",
+            Path::Blocks => "counted: id column blocks of the candidates",
+        }
+    }
+}
+
+/// Each combination seen (its ids; unread columns 0) with its tally.
+type Tallies = Vec<([u32; 3], Tally)>;
+
 /// One combination: how many candidates, and the first of them (event number).
 #[derive(Debug, Clone, Copy)]
 struct Tally {
@@ -73,18 +104,18 @@ struct Tally {
 
 /// Counts `ids` (ascending candidates of `bucket`, all matching) per combination of the `cols`
 /// ids; appends one counted row per combination to `out`, in the order of their first event.
-/// Returns the number of events counted.
+/// Returns the number of events counted and how.
 pub fn count(
     bucket: &dyn BucketRead,
     src: &BucketRef,
     ids: &[u32],
     cols: Columns,
     out: &mut Vec<(Row, u64)>,
-) -> Result<u64, StoreError> {
+) -> Result<(u64, Path), StoreError> {
     let path = &src.info.path;
     let corrupt = |what: &str| StoreError::corrupt(path, what.to_string());
     let Some(&first) = ids.first() else {
-        return Ok(0);
+        return Ok((0, Path::Candidates));
     };
     let dicts = [
         (cols.host, bucket.host_names()),
@@ -93,8 +124,10 @@ pub fn count(
     ];
     // Radix of each position in the combined id (1 when the column is not read).
     let radix = dicts.map(|(on, names)| if on { names.len() as u64 } else { 1 });
-    let mut tallies: Vec<([u32; 3], Tally)> = Vec::new();
+    let mut tallies: Tallies = Vec::new();
+    let path;
     if !(cols.host || cols.source || cols.sourcetype) {
+        path = Path::Candidates;
         tallies.push((
             [0; 3],
             Tally {
@@ -102,11 +135,15 @@ pub fn count(
                 first,
             },
         ));
+    } else if let Some(t) = by_postings(bucket, ids, cols, &dicts)? {
+        path = Path::Postings;
+        tallies = t;
     } else {
         let keys = radix.iter().try_fold(1u64, |a, &r| a.checked_mul(r));
         let mut table = Table::new(keys.filter(|&k| k <= FLAT_KEYS), radix);
         if is_dense(ids.len() as u64, bucket.meta().event_count) {
             // Whole columns: reports damage the accessors would hide behind empty slices.
+            path = Path::Columns;
             bucket.prepare()?;
             let columns = [
                 (cols.host, bucket.host_ids()),
@@ -128,6 +165,7 @@ pub fn count(
             }
         } else {
             // Sparse: decodes only the column blocks holding candidates.
+            path = Path::Blocks;
             for &n in ids {
                 let f = bucket.indexed(n)?;
                 let mut key = [f.host, f.source, f.sourcetype];
@@ -164,7 +202,59 @@ pub fn count(
         total += t.count;
         out.push((Row::from_fields(fields), t.count));
     }
-    Ok(total)
+    Ok((total, path))
+}
+
+/// Dense candidates counted by one column without decoding any column: each dictionary entry's
+/// field term (`host::web01`, every event is indexed under its own) intersected with the
+/// candidates. `None` (use the columns) unless exactly one column is read, the candidates are
+/// dense, the entries' terms are distinct, and the intersections cover every candidate exactly
+/// once (sum and union both equal the candidates) — which rules out an event indexed under a
+/// second term of the field (an index-time field of that name): each candidate then lies in its
+/// own entry's postings only.
+fn by_postings(
+    bucket: &dyn BucketRead,
+    ids: &[u32],
+    cols: Columns,
+    dicts: &[(bool, &[String]); 3],
+) -> Result<Option<Tallies>, StoreError> {
+    let on: Vec<usize> = (0..3).filter(|&i| dicts[i].0).collect();
+    let (&[pos], true) = (
+        on.as_slice(),
+        is_dense(ids.len() as u64, bucket.meta().event_count),
+    ) else {
+        return Ok(None);
+    };
+    debug_assert!(cols.host || cols.source || cols.sourcetype);
+    let field = ["host", "source", "sourcetype"][pos];
+    let names = dicts[pos].1;
+    let mut terms = Vec::with_capacity(names.len());
+    let mut seen = HashSet::with_capacity(names.len());
+    for name in names {
+        let mut t = Vec::new();
+        lode_event::field_term(field, name, &mut t);
+        if !seen.insert(t.clone()) {
+            return Ok(None);
+        }
+        terms.push(t);
+    }
+    let cands = RoaringBitmap::from_sorted_iter(ids.iter().copied())
+        .map_err(|_| StoreError::Limit("candidates out of order".into()))?;
+    let (mut sum, mut union) = (0u64, RoaringBitmap::new());
+    let mut out = Vec::new();
+    for (id, t) in terms.into_iter().enumerate() {
+        let both = bucket.eval(&TermQuery::Term(t))? & &cands;
+        let (Some(first), count) = (both.min(), both.len()) else {
+            continue;
+        };
+        sum += count;
+        union |= both;
+        let mut key = [0u32; 3];
+        key[pos] = id as u32;
+        out.push((key, Tally { count, first }));
+    }
+    let total = ids.len() as u64;
+    Ok((sum == total && union.len() == total).then_some(out))
 }
 
 /// Tallies by combination: a flat table when the combinations are few, else a hash map.
@@ -215,7 +305,7 @@ impl Table {
     }
 
     /// Moves the seen combinations (with their ids) into `out`.
-    fn drain_into(self, out: &mut Vec<([u32; 3], Tally)>) {
+    fn drain_into(self, out: &mut Tallies) {
         match self {
             Table::Flat { radix, cells } => {
                 for (at, t) in cells.into_iter().enumerate() {
