@@ -187,7 +187,7 @@ pub fn run_with(
         }
         if let Some(c) = counted {
             stats.explain.push(format!(
-                "stats pushdown: counts per distinct value from the id columns ({}), one counted row per value, no row per event",
+                "stats pushdown: candidates counted per distinct {} (postings or id columns, see each bucket), one counted row per value, no row per event",
                 c.describe()
             ));
         } else if plan.columns_only {

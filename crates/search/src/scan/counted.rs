@@ -60,9 +60,9 @@ impl Columns {
         .map(|c| c.1)
         .collect();
         if names.is_empty() {
-            "none (candidate count)".to_string()
+            "index (number of candidates)".to_string()
         } else {
-            names.join(", ")
+            names.join(" × ")
         }
     }
 }
