@@ -13,12 +13,14 @@ use std::path::Path;
 use lode_event::Micros;
 use lode_time::Zone;
 
+use crate::ops::timechart::TimechartOp;
 use crate::ops::{ExecContext, Executor, Limits, Split};
 use crate::plan::{self, explain, order, PlanOptions};
 use crate::row::Row;
 use crate::scan::counted::Columns;
 use crate::scan::{self, ScanCtx};
 use crate::SearchError;
+use lode_spl::ast::Command;
 
 /// A search to run.
 #[derive(Debug, Clone)]
@@ -158,7 +160,16 @@ pub fn run_with(
     let pipelines = opts.pipelines();
     // The count pushdown feeds partial states: batch mode only.
     let counted = match (&plan.counted, &split) {
-        (Some(cols), Some(_)) if !req.force_scan => Some(Columns::of(cols)),
+        (Some(cols), Some(_)) if !req.force_scan => {
+            let bin = match plan.rest.first() {
+                Some(Command::Timechart(tc)) => Some((TimechartOp::initial_span(tc), req.tz)),
+                _ => None,
+            };
+            Some(Columns {
+                bin,
+                ..Columns::of(cols)
+            })
+        }
         _ => None,
     };
     if req.explain {

@@ -1,4 +1,4 @@
-//! The count pushdown (stats/top counted per dictionary id) and the newest-first cursor's partial
+//! The count pushdown (stats/timechart/top counted per dictionary id) and the newest-first cursor's partial
 //! selection, on buckets large enough for both the dense path (whole columns) and the sparse one
 //! (column blocks of the candidates only), with times out of arrival order and ties: the index
 //! path must give exactly the naive twin's rows, with 1, 2 and 4 pipelines.
@@ -95,6 +95,11 @@ fn counted_rows_equal_rows_per_event() {
             "top host",
             "top limit=2 sourcetype by host",
             "rare source",
+            "timechart span=1h count by host",
+            "timechart count",
+            "timechart span=10m dc(host) by sourcetype",
+            "timechart span=1h dc(source) count max(host)",
+            "timechart limit=2 count by host",
         ] {
             let q = format!("{clause} | {cmd}");
             let explain = same_as_naive(dir.path(), &q);
@@ -128,7 +133,7 @@ fn pushdown_is_not_used_when_rows_are_needed() {
     for q in [
         "common | stats count by _time",
         "common | stats earliest(host) by sourcetype",
-        "common | timechart span=1h count by host",
+        "common | timechart max(_time)",
         "common | eval x=1 | stats count by host",
     ] {
         let explain = same_as_naive(dir.path(), q);

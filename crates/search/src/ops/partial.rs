@@ -48,14 +48,12 @@ impl Partial {
     }
 
     /// Feeds counted rows (each standing for `count` identical rows; see
-    /// [`crate::plan::columns::counts_suffice`]). Only `stats` and `top`/`rare` take them.
+    /// [`crate::plan::columns::counts_suffice`]).
     pub(super) fn push_counted(&mut self, rows: Vec<(Row, u64)>) -> Result<(), SearchError> {
         match &mut self.0 {
             Inner::Stats(o) => o.push_counted(rows),
             Inner::Top(o) => o.push_counted(rows),
-            Inner::Timechart(_) => Err(SearchError::Io(
-                "internal: counted rows pushed into timechart".into(),
-            )),
+            Inner::Timechart(o) => o.push_counted(rows),
         }
     }
 

@@ -218,6 +218,40 @@ mod tests {
     }
 
     #[test]
+    fn counted_rows_equal_repeated_rows() {
+        let rows = |w: &[(&str, &str, u64)]| -> Vec<(Row, u64)> {
+            w.iter()
+                .map(|&(h, s, n)| (rows_of(&["host", "st"], &[&[h, s]]).remove(0), n))
+                .collect()
+        };
+        let data = rows(&[("a", "x", 3), ("b", "y", 1), ("a", "y", 2), ("c", "x", 2)]);
+        for q in [
+            "* | stats count dc(st) values(host) min(st) max(host) count(st) by host",
+            "* | stats count",
+            "* | top st by host",
+            "* | rare limit=1 host",
+        ] {
+            let cmds = commands(q);
+            let repeated: Vec<Row> = data
+                .iter()
+                .flat_map(|(r, n)| std::iter::repeat_n(r.clone(), *n as usize))
+                .collect();
+            let want = unsplit(&cmds, repeated);
+            let split = Split::new(&cmds, ctx(), Limits::default())
+                .unwrap()
+                .unwrap();
+            let mut w = split.worker().unwrap();
+            let mut fin = split.final_exec().unwrap();
+            w.push_counted(data.clone()).unwrap();
+            fin.merge(w.take()).unwrap();
+            let mut out = Vec::new();
+            fin.finish(&mut out).unwrap();
+            let got: Vec<String> = out.iter().map(|r| format!("{r:?}")).collect();
+            assert_eq!(got, want, "{q}");
+        }
+    }
+
+    #[test]
     fn only_streaming_prefixes_split() {
         assert!(Split::new(
             &commands("* | head 3 | stats count"),

@@ -40,8 +40,8 @@ pub fn reads_only_columns(rest: &[Command]) -> bool {
     }
 }
 
-/// Rule COUNT-PUSHDOWN: when the first command after an exact search clause is `stats` or
-/// `top`/`rare` over column fields other than `_time` (`host`, `source`, `sourcetype`, `index`,
+/// Rule COUNT-PUSHDOWN: when the first command after an exact search clause is `stats`,
+/// `timechart` (events binned by its first span) or `top`/`rare` over column fields other than `_time` (`host`, `source`, `sourcetype`, `index`,
 /// `splunk_server`) and every aggregation is one whose result depends only on how many events
 /// carry each value (`count`, `count(f)`, `dc(f)`, `values(f)`, `min(f)`, `max(f)`), a bucket
 /// need not give one row per event: the scan counts its candidates per distinct combination of
@@ -52,23 +52,23 @@ pub fn reads_only_columns(rest: &[Command]) -> bool {
 pub fn counts_suffice(rest: &[Command]) -> bool {
     let field_ok = |f: &str| f != "_time" && is_column(f);
     match rest.first() {
-        Some(Command::Stats(s)) => {
-            s.by.iter().all(|f| field_ok(f))
-                && s.aggs.iter().all(|a| {
-                    matches!(
-                        Kind::of(a),
-                        Ok(Kind::CountRows
-                            | Kind::Count
-                            | Kind::Dc
-                            | Kind::Values
-                            | Kind::Min
-                            | Kind::Max)
-                    ) && a.field.as_deref().is_none_or(field_ok)
-                })
-        }
+        Some(Command::Stats(s)) => s.by.iter().all(|f| field_ok(f)) && aggs_count(&s.aggs),
+        Some(Command::Timechart(t)) => t.by.as_deref().is_none_or(field_ok) && aggs_count(&t.aggs),
         Some(Command::Top(t)) => t.fields.iter().chain(&t.by).all(|f| field_ok(f)),
         _ => false,
     }
+}
+
+/// Whether every aggregation depends only on how many events carry each value of a column
+/// other than `_time`.
+fn aggs_count(aggs: &[Agg]) -> bool {
+    let field_ok = |f: &str| f != "_time" && is_column(f);
+    aggs.iter().all(|a| {
+        matches!(
+            Kind::of(a),
+            Ok(Kind::CountRows | Kind::Count | Kind::Dc | Kind::Values | Kind::Min | Kind::Max)
+        ) && a.field.as_deref().is_none_or(field_ok)
+    })
 }
 
 /// The id columns ([`crate::scan::counted::Columns`]) whose values the first command reads (a
@@ -85,6 +85,13 @@ pub fn counted_columns(rest: &[Command]) -> Vec<String> {
         Some(Command::Stats(s)) => {
             s.by.iter().for_each(|f| add(f));
             s.aggs
+                .iter()
+                .filter_map(|a| a.field.as_deref())
+                .for_each(add);
+        }
+        Some(Command::Timechart(t)) => {
+            t.by.iter().for_each(|f| add(f));
+            t.aggs
                 .iter()
                 .filter_map(|a| a.field.as_deref())
                 .for_each(add);
@@ -112,7 +119,9 @@ mod tests {
         assert!(!counts_suffice(&rest("x | stats max(_time) by host")));
         assert!(!counts_suffice(&rest("x | stats earliest(host) by source")));
         assert!(!counts_suffice(&rest("x | stats sum(host)")));
-        assert!(!counts_suffice(&rest("x | timechart count by host")));
+        assert!(counts_suffice(&rest("x | timechart count by host")));
+        assert!(counts_suffice(&rest("x | timechart span=1h dc(source)")));
+        assert!(!counts_suffice(&rest("x | timechart max(_time)")));
         assert!(!counts_suffice(&rest("x | stats count by user")));
         assert_eq!(
             counted_columns(&rest("x | stats count dc(host) by sourcetype, index, host")),

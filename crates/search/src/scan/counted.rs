@@ -16,10 +16,12 @@
 use std::collections::{HashMap, HashSet};
 
 use lode_store::{BucketRead, StoreError, TermQuery};
+use lode_time::Zone;
 use roaring::RoaringBitmap;
 
 use super::candidates::is_dense;
 use super::source::BucketRef;
+use crate::ops::span::Span;
 use crate::row::Row;
 use crate::value::Value;
 
@@ -27,8 +29,11 @@ use crate::value::Value;
 const FLAT_KEYS: u64 = 1 << 16;
 
 /// Which id columns a counted row carries (`index` and `splunk_server` always).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Columns {
+    /// `timechart`: events are also told apart by their bucket of this span in this zone, and
+    /// each counted row carries the time of its first event.
+    pub bin: Option<(Span, Zone)>,
     /// `host`.
     pub host: bool,
     /// `source`.
@@ -42,6 +47,7 @@ impl Columns {
     pub fn of(fields: &[String]) -> Columns {
         let has = |n: &str| fields.iter().any(|f| f == n);
         Columns {
+            bin: None,
             host: has("host"),
             source: has("source"),
             sourcetype: has("sourcetype"),
@@ -117,6 +123,9 @@ pub fn count(
     let Some(&first) = ids.first() else {
         return Ok((0, Path::Candidates));
     };
+    if let Some(bin) = cols.bin {
+        return count_binned(bucket, src, ids, cols, bin, out);
+    }
     let dicts = [
         (cols.host, bucket.host_names()),
         (cols.source, bucket.source_names()),
@@ -193,6 +202,88 @@ pub fn count(
             if *on {
                 let v = names
                     .get(id as usize)
+                    .ok_or_else(|| corrupt("dictionary id out of range"))?;
+                fields.push((name.to_string(), Value::Str(v.clone())));
+            }
+        }
+        fields.push(("index".to_string(), Value::Str(src.index.to_string())));
+        fields.push(("splunk_server".to_string(), Value::Str("lode".to_string())));
+        total += t.count;
+        out.push((Row::from_fields(fields), t.count));
+    }
+    Ok((total, path))
+}
+
+/// [`count`] for `timechart`: candidates counted per bucket of `bin` and combination of ids,
+/// from the time and id columns (whole when dense, the candidates' blocks when sparse); each
+/// counted row carries `_time` of the combination's first event (any time of the bucket bins
+/// the same), as its columns-only row would.
+fn count_binned(
+    bucket: &dyn BucketRead,
+    src: &BucketRef,
+    ids: &[u32],
+    cols: Columns,
+    (span, tz): (Span, Zone),
+    out: &mut Vec<(Row, u64)>,
+) -> Result<(u64, Path), StoreError> {
+    let corrupt = |what: &str| StoreError::corrupt(&src.info.path, what.to_string());
+    let on = [cols.host, cols.source, cols.sourcetype];
+    // (bucket start, ids) → (tally, time of the first event).
+    let mut cells: HashMap<(i64, [u32; 3]), (Tally, i64)> = HashMap::new();
+    let mut add = |t: i64, mut key: [u32; 3], n: u32| {
+        for (k, on) in key.iter_mut().zip(on) {
+            if !on {
+                *k = 0;
+            }
+        }
+        let c = cells
+            .entry((span.start(t, tz), key))
+            .or_insert((Tally { count: 0, first: n }, t));
+        c.0.count += 1;
+    };
+    let path = if is_dense(ids.len() as u64, bucket.meta().event_count) {
+        bucket.prepare()?;
+        let (times, h, s, st) = (
+            bucket.times(),
+            bucket.host_ids(),
+            bucket.source_ids(),
+            bucket.sourcetype_ids(),
+        );
+        let beyond = || corrupt("event number beyond the columns");
+        for &n in ids {
+            let i = n as usize;
+            let t = *times.get(i).ok_or_else(beyond)?;
+            let id = |col: &[u32], on: bool| -> Result<u32, StoreError> {
+                if on {
+                    col.get(i).copied().ok_or_else(beyond)
+                } else {
+                    Ok(0)
+                }
+            };
+            add(t, [id(h, on[0])?, id(s, on[1])?, id(st, on[2])?], n);
+        }
+        Path::Columns
+    } else {
+        for &n in ids {
+            let f = bucket.indexed(n)?;
+            add(f.time, [f.host, f.source, f.sourcetype], n);
+        }
+        Path::Blocks
+    };
+    let mut cells: Vec<_> = cells.into_iter().collect();
+    cells.sort_unstable_by_key(|c| c.1 .0.first);
+    let dicts = [
+        bucket.host_names(),
+        bucket.source_names(),
+        bucket.sourcetype_names(),
+    ];
+    let mut total = 0;
+    for ((_, key), (t, time)) in cells {
+        let mut fields = vec![("_time".to_string(), Value::Num(time as f64 / 1e6))];
+        for (i, name) in ["host", "source", "sourcetype"].into_iter().enumerate() {
+            if on[i] {
+                let v = dicts[i]
+                    .get(key[i] as usize)
                     .ok_or_else(|| corrupt("dictionary id out of range"))?;
                 fields.push((name.to_string(), Value::Str(v.clone())));
             }
