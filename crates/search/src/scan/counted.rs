@@ -65,10 +65,11 @@ impl Columns {
         .filter(|c| c.0)
         .map(|c| c.1)
         .collect();
-        if names.is_empty() {
-            "index (number of candidates)".to_string()
-        } else {
-            names.join(" × ")
+        match (self.bin.is_some(), names.is_empty()) {
+            (true, true) => "time bucket (time column)".to_string(),
+            (true, false) => format!("time bucket × {}", names.join(" × ")),
+            (false, true) => "index (number of candidates)".to_string(),
+            (false, false) => names.join(" × "),
         }
     }
 }
