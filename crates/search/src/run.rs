@@ -13,11 +13,14 @@ use std::path::Path;
 use lode_event::Micros;
 use lode_time::Zone;
 
+use crate::ops::timechart::TimechartOp;
 use crate::ops::{ExecContext, Executor, Limits, Split};
 use crate::plan::{self, explain, order, PlanOptions};
 use crate::row::Row;
+use crate::scan::counted::Columns;
 use crate::scan::{self, ScanCtx};
 use crate::SearchError;
+use lode_spl::ast::Command;
 
 /// A search to run.
 #[derive(Debug, Clone)]
@@ -155,6 +158,20 @@ pub fn run_with(
         Split::new(&plan.rest, ctx, opts.limits)?
     };
     let pipelines = opts.pipelines();
+    // The count pushdown feeds partial states: batch mode only.
+    let counted = match (&plan.counted, &split) {
+        (Some(cols), Some(_)) if !req.force_scan => {
+            let bin = match plan.rest.first() {
+                Some(Command::Timechart(tc)) => Some((TimechartOp::initial_span(tc), req.tz)),
+                _ => None,
+            };
+            Some(Columns {
+                bin,
+                ..Columns::of(cols)
+            })
+        }
+        _ => None,
+    };
     if req.explain {
         stats
             .explain
@@ -179,7 +196,12 @@ pub fn run_with(
                 .explain
                 .push("verify: none (the term query decides the clause exactly)".into());
         }
-        if plan.columns_only {
+        if let Some(c) = counted {
+            stats.explain.push(format!(
+                "stats pushdown: candidates counted per distinct {} (postings or id columns, see each bucket), one counted row per value, no row per event",
+                c.describe()
+            ));
+        } else if plan.columns_only {
             stats
                 .explain
                 .push("rows: from bucket columns only (no raw slice read)".into());
@@ -203,6 +225,7 @@ pub fn run_with(
         time_ordered,
         exact: plan.exact,
         columns_only: plan.columns_only && !req.force_scan,
+        counted,
     };
     match &split {
         Some(split) => scan::scan_batch(&sctx, &plan.indexes, split, pipelines, emit, &mut stats)?,

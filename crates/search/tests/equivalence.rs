@@ -102,6 +102,8 @@ const SUFFIXES: &[&str] = &[
     " | top host",
     " | top limit=2 sourcetype by host",
     " | rare host",
+    " | stats count dc(source) values(host) max(sourcetype) by sourcetype, index",
+    " | rare limit=1 sourcetype by source",
     " | timechart count by host",
     " | timechart limit=1 count by sourcetype",
     " | stats dc(host) max(_time) earliest(host) by sourcetype",

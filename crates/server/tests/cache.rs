@@ -38,13 +38,15 @@ async fn tiny_budget_evicts_and_answers_like_no_cache() {
     let uncached = answers(&app).await;
     assert_eq!(cache.stats().entries, 0);
 
-    // What the five readers weigh once every query ran: then room for about two of them.
+    // What the five readers weigh once every query ran: then room for one or two of them. (A
+    // reopened reader can weigh half as much until a search decodes its columns — counted
+    // stats read postings instead — so half of the full weight could still hold all five.)
     cache.set_budget(lode_search::cache::DEFAULT_BUDGET_BYTES);
     answers(&app).await;
     answers(&app).await;
     let full = cache.stats();
     assert_eq!(full.entries, 5, "{full:?}");
-    cache.set_budget(full.bytes / 2);
+    cache.set_budget(full.bytes / 4);
     let before = cache.stats();
     for _ in 0..3 {
         assert_eq!(answers(&app).await, uncached);

@@ -20,6 +20,12 @@ impl Count {
         self.n += 1;
     }
 
+    /// Counts `v` for `w` rows at once (`None`: `w` rows).
+    pub fn update_counted(&mut self, v: Option<&Value>, w: u64) {
+        let per_row = v.map_or(1, |v| v.iter_values().count() as u64);
+        self.n = self.n.saturating_add(per_row.saturating_mul(w));
+    }
+
     /// Adds another partial count.
     pub fn merge(&mut self, other: Count) {
         self.n += other.n;

@@ -187,6 +187,22 @@ impl AggState {
         }
     }
 
+    /// Feeds the same value `v` from `w` rows at once (a counted row of the count pushdown,
+    /// [`crate::plan::columns::counts_suffice`]): counts add `w`, sets and extremes see the value
+    /// once (as they would `w` times). Other states get `w` single updates — exact, but the
+    /// planner never pushes them down.
+    pub fn update_counted(&mut self, v: Option<&Value>, t: Option<lode_event::Micros>, w: u64) {
+        match self {
+            AggState::Count(c) => c.update_counted(v, w),
+            AggState::Distinct(_) | AggState::Extreme(_) => {
+                if w > 0 {
+                    self.update(v, t)
+                }
+            }
+            _ => (0..w).for_each(|_| self.update(v, t)),
+        }
+    }
+
     /// Merges another partial state of the same aggregation (states of different kinds are
     /// left unchanged).
     pub fn merge(&mut self, other: AggState) {
@@ -255,14 +271,24 @@ impl AggSpec {
 
     /// Feeds `row` into `state`.
     pub fn update(&self, state: &mut AggState, row: &mut Row) {
+        self.update_counted(state, row, 1);
+    }
+
+    /// Feeds `row`, standing for `w` identical rows, into `state` (see
+    /// [`AggState::update_counted`]).
+    pub fn update_counted(&self, state: &mut AggState, row: &mut Row, w: u64) {
         let t = row.time();
-        match &self.field {
-            None => state.update(None, t),
-            Some(f) => {
-                if let Some(v) = row.get(f) {
-                    state.update(Some(v), t);
-                }
-            }
+        let v = match &self.field {
+            None => None,
+            Some(f) => match row.get(f) {
+                Some(v) => Some(v),
+                None => return,
+            },
+        };
+        if w == 1 {
+            state.update(v, t);
+        } else {
+            state.update_counted(v, t, w);
         }
     }
 }
@@ -294,6 +320,29 @@ mod tests {
         );
         assert_eq!(Kind::of(&a("estdc", Some("x"))).unwrap(), Kind::Dc);
         assert!(Kind::of(&a("p101", Some("x"))).is_err());
+    }
+
+    #[test]
+    fn counted_updates_equal_repeated_ones() {
+        let v = Value::Multi(vec![Value::Str("b".into()), Value::Str("a".into())]);
+        for kind in [
+            Kind::CountRows,
+            Kind::Count,
+            Kind::Dc,
+            Kind::Values,
+            Kind::Sum,
+            Kind::Min,
+            Kind::Max,
+        ] {
+            let arg = (kind != Kind::CountRows).then_some(&v);
+            for w in [0, 1, 5] {
+                let mut counted = AggState::new(kind);
+                counted.update_counted(arg, Some(1), w);
+                let mut repeated = AggState::new(kind);
+                (0..w).for_each(|_| repeated.update(arg, Some(1)));
+                assert_eq!(counted.result(kind), repeated.result(kind), "{kind:?} x{w}");
+            }
+        }
     }
 
     #[test]

@@ -19,12 +19,12 @@ mod required;
 mod rex;
 mod search;
 mod sort;
-mod span;
+pub(crate) mod span;
 mod split;
 mod stats;
 mod table;
 mod tail;
-mod timechart;
+pub(crate) mod timechart;
 mod top;
 mod where_;
 

@@ -10,6 +10,7 @@ use super::timechart::TimechartOp;
 use super::top::TopOp;
 use super::{ExecContext, Op};
 use crate::error::SearchError;
+use crate::row::Row;
 use lode_spl::ast::Command;
 
 /// A mergeable partial state of one transforming command.
@@ -43,6 +44,16 @@ impl Partial {
             Inner::Stats(o) => o,
             Inner::Timechart(o) => o,
             Inner::Top(o) => o,
+        }
+    }
+
+    /// Feeds counted rows (each standing for `count` identical rows; see
+    /// [`crate::plan::columns::counts_suffice`]).
+    pub(super) fn push_counted(&mut self, rows: Vec<(Row, u64)>) -> Result<(), SearchError> {
+        match &mut self.0 {
+            Inner::Stats(o) => o.push_counted(rows),
+            Inner::Top(o) => o.push_counted(rows),
+            Inner::Timechart(o) => o.push_counted(rows),
         }
     }
 

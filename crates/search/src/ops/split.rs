@@ -56,6 +56,7 @@ impl Split {
         Ok(PartialExec {
             prefix: Executor::with_limits(&self.prefix, self.ctx, self.limits)?,
             partial: Partial::build(&self.agg, self.ctx, self.limits)?,
+            prefix_empty: self.prefix.is_empty(),
             passed: Vec::new(),
             out: Vec::new(),
         })
@@ -79,6 +80,8 @@ impl Split {
 pub struct PartialExec {
     prefix: Executor,
     partial: Partial,
+    /// Whether there are no streaming commands before the partial state.
+    prefix_empty: bool,
     /// Rows that passed the prefix (reused buffer).
     passed: Vec<Row>,
     /// Output of the partial operator (always empty: it emits only at `finish`; reused).
@@ -95,6 +98,18 @@ impl PartialExec {
             self.out.clear();
         }
         Ok(())
+    }
+
+    /// Pushes counted rows (each standing for `count` identical rows, see
+    /// [`crate::plan::columns::counts_suffice`]) straight into the partial state. Only for a
+    /// split without streaming prefix (the planner's rule guarantees it).
+    pub fn push_counted(&mut self, rows: Vec<(Row, u64)>) -> Result<(), SearchError> {
+        if !self.prefix_empty {
+            return Err(SearchError::Io(
+                "internal: counted rows need a pipeline without streaming prefix".into(),
+            ));
+        }
+        self.partial.push_counted(rows)
     }
 
     /// The partial state so far (for the rows pushed since the last `take`).
@@ -199,6 +214,40 @@ mod tests {
                     "{q} in {parts} parts"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn counted_rows_equal_repeated_rows() {
+        let rows = |w: &[(&str, &str, u64)]| -> Vec<(Row, u64)> {
+            w.iter()
+                .map(|&(h, s, n)| (rows_of(&["host", "st"], &[&[h, s]]).remove(0), n))
+                .collect()
+        };
+        let data = rows(&[("a", "x", 3), ("b", "y", 1), ("a", "y", 2), ("c", "x", 2)]);
+        for q in [
+            "* | stats count dc(st) values(host) min(st) max(host) count(st) by host",
+            "* | stats count",
+            "* | top st by host",
+            "* | rare limit=1 host",
+        ] {
+            let cmds = commands(q);
+            let repeated: Vec<Row> = data
+                .iter()
+                .flat_map(|(r, n)| std::iter::repeat_n(r.clone(), *n as usize))
+                .collect();
+            let want = unsplit(&cmds, repeated);
+            let split = Split::new(&cmds, ctx(), Limits::default())
+                .unwrap()
+                .unwrap();
+            let mut w = split.worker().unwrap();
+            let mut fin = split.final_exec().unwrap();
+            w.push_counted(data.clone()).unwrap();
+            fin.merge(w.take()).unwrap();
+            let mut out = Vec::new();
+            fin.finish(&mut out).unwrap();
+            let got: Vec<String> = out.iter().map(|r| format!("{r:?}")).collect();
+            assert_eq!(got, want, "{q}");
         }
     }
 

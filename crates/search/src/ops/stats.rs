@@ -130,32 +130,51 @@ pub(super) fn cmp_keys(a: &[String], b: &[String]) -> Ordering {
         .unwrap_or(Ordering::Equal)
 }
 
+impl StatsOp {
+    /// Feeds counted rows (the count pushdown, [`crate::plan::columns::counts_suffice`]): each
+    /// row stands for `count` events with the same field values.
+    pub(super) fn push_counted(&mut self, rows: Vec<(Row, u64)>) -> Result<(), SearchError> {
+        let mut keys = std::mem::take(&mut self.keys);
+        let r = rows
+            .into_iter()
+            .try_for_each(|(mut r, w)| self.add(&mut r, w, &mut keys));
+        self.keys = keys;
+        r
+    }
+
+    /// Adds `row`, standing for `w` identical rows, to its groups (`keys`: scratch).
+    fn add(&mut self, r: &mut Row, w: u64, keys: &mut Vec<Vec<String>>) -> Result<(), SearchError> {
+        group_keys(r, &self.by, keys);
+        for k in keys.drain(..) {
+            let gi = match self.index.get(&k) {
+                Some(&i) => i,
+                None => {
+                    if self.groups.len() >= self.limits.max_groups {
+                        return Err(exceeded("stats", "max_groups", self.limits.max_groups));
+                    }
+                    let states = self.aggs.iter().map(|a| AggState::new(a.kind)).collect();
+                    self.groups.push((k.clone(), states));
+                    self.index.insert(k, self.groups.len() - 1);
+                    self.groups.len() - 1
+                }
+            };
+            let states = &mut self.groups[gi].1;
+            for (a, s) in self.aggs.iter().zip(states.iter_mut()) {
+                a.update_counted(s, r, w);
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Op for StatsOp {
     fn push(&mut self, rows: Vec<Row>, _out: &mut Vec<Row>) -> Result<Flow, SearchError> {
         let mut keys = std::mem::take(&mut self.keys);
-        for mut r in rows {
-            group_keys(&mut r, &self.by, &mut keys);
-            for k in keys.drain(..) {
-                let gi = match self.index.get(&k) {
-                    Some(&i) => i,
-                    None => {
-                        if self.groups.len() >= self.limits.max_groups {
-                            return Err(exceeded("stats", "max_groups", self.limits.max_groups));
-                        }
-                        let states = self.aggs.iter().map(|a| AggState::new(a.kind)).collect();
-                        self.groups.push((k.clone(), states));
-                        self.index.insert(k, self.groups.len() - 1);
-                        self.groups.len() - 1
-                    }
-                };
-                let states = &mut self.groups[gi].1;
-                for (a, s) in self.aggs.iter().zip(states.iter_mut()) {
-                    a.update(s, &mut r);
-                }
-            }
-        }
+        let r = rows
+            .into_iter()
+            .try_for_each(|mut r| self.add(&mut r, 1, &mut keys));
         self.keys = keys;
-        Ok(Flow::Continue)
+        r.map(|()| Flow::Continue)
     }
 
     fn finish(&mut self, out: &mut Vec<Row>) -> Result<(), SearchError> {

@@ -56,10 +56,7 @@ impl TimechartOp {
             .iter()
             .map(AggSpec::new)
             .collect::<Result<Vec<_>, _>>()?;
-        let (span, fixed) = match tc.span {
-            Some(s) => (Span::from_ast(s), true),
-            None => (span::AUTO[0], false),
-        };
+        let (span, fixed) = (TimechartOp::initial_span(&tc), tc.span.is_some());
         Ok(TimechartOp {
             tc,
             aggs,
@@ -173,41 +170,76 @@ fn merge_into(
     }
 }
 
+impl TimechartOp {
+    /// The span the first row is binned with (`span=`, else the finest automatic one): the count
+    /// pushdown bins events with it before handing over counted rows.
+    pub fn initial_span(tc: &Timechart) -> Span {
+        match tc.span {
+            Some(s) => Span::from_ast(s),
+            None => span::AUTO[0],
+        }
+    }
+
+    /// Feeds counted rows (the count pushdown): each row stands for `count` events of the same
+    /// series in the same bucket of [`TimechartOp::initial_span`], and carries one of their times.
+    pub(super) fn push_counted(&mut self, rows: Vec<(Row, u64)>) -> Result<(), SearchError> {
+        let mut keys = std::mem::take(&mut self.keys);
+        let by: Vec<String> = self.tc.by.iter().cloned().collect();
+        let r = rows
+            .into_iter()
+            .try_for_each(|(mut r, w)| self.add(&mut r, w, &by, &mut keys));
+        self.keys = keys;
+        r
+    }
+
+    /// Adds `row`, standing for `w` rows at times in the same bucket (`keys`: scratch).
+    fn add(
+        &mut self,
+        r: &mut Row,
+        w: u64,
+        by: &[String],
+        keys: &mut Vec<Vec<String>>,
+    ) -> Result<(), SearchError> {
+        let Some(t) = r.time() else { return Ok(()) };
+        if by.is_empty() {
+            keys.clear();
+            keys.push(Vec::new());
+        } else {
+            group_keys(r, by, keys);
+            if keys.is_empty() && self.tc.usenull {
+                keys.push(vec!["NULL".to_string()]);
+            }
+        }
+        let start = self.span.start(t, self.ctx.tz);
+        for k in keys.drain(..) {
+            let series = k.into_iter().next().unwrap_or_default();
+            let states = self
+                .cells
+                .entry((start, series))
+                .or_insert_with(|| self.aggs.iter().map(|a| AggState::new(a.kind)).collect());
+            for (a, s) in self.aggs.iter().zip(states.iter_mut()) {
+                a.update_counted(s, r, w);
+            }
+        }
+        if self.cells.len() > COARSEN_AT {
+            self.coarsen();
+        }
+        if self.cells.len() > self.limits.max_groups {
+            return Err(exceeded("timechart", "max_groups", self.limits.max_groups));
+        }
+        Ok(())
+    }
+}
+
 impl Op for TimechartOp {
     fn push(&mut self, rows: Vec<Row>, _out: &mut Vec<Row>) -> Result<Flow, SearchError> {
         let mut keys = std::mem::take(&mut self.keys);
         let by: Vec<String> = self.tc.by.iter().cloned().collect();
-        for mut r in rows {
-            let Some(t) = r.time() else { continue };
-            if by.is_empty() {
-                keys.clear();
-                keys.push(Vec::new());
-            } else {
-                group_keys(&mut r, &by, &mut keys);
-                if keys.is_empty() && self.tc.usenull {
-                    keys.push(vec!["NULL".to_string()]);
-                }
-            }
-            let start = self.span.start(t, self.ctx.tz);
-            for k in keys.drain(..) {
-                let series = k.into_iter().next().unwrap_or_default();
-                let states = self
-                    .cells
-                    .entry((start, series))
-                    .or_insert_with(|| self.aggs.iter().map(|a| AggState::new(a.kind)).collect());
-                for (a, s) in self.aggs.iter().zip(states.iter_mut()) {
-                    a.update(s, &mut r);
-                }
-            }
-            if self.cells.len() > COARSEN_AT {
-                self.coarsen();
-            }
-            if self.cells.len() > self.limits.max_groups {
-                return Err(exceeded("timechart", "max_groups", self.limits.max_groups));
-            }
-        }
+        let r = rows
+            .into_iter()
+            .try_for_each(|mut r| self.add(&mut r, 1, &by, &mut keys));
         self.keys = keys;
-        Ok(Flow::Continue)
+        r.map(|()| Flow::Continue)
     }
 
     fn finish(&mut self, out: &mut Vec<Row>) -> Result<(), SearchError> {

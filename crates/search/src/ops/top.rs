@@ -79,40 +79,70 @@ impl TopOp {
     }
 }
 
+impl TopOp {
+    /// Feeds counted rows (the count pushdown, [`crate::plan::columns::counts_suffice`]): each
+    /// row stands for `count` events with the same field values, in the order of their first
+    /// event, so combinations rank as they would row by row.
+    pub(super) fn push_counted(&mut self, rows: Vec<(Row, u64)>) -> Result<(), SearchError> {
+        let (mut bk, mut fk) = (
+            std::mem::take(&mut self.by_keys),
+            std::mem::take(&mut self.field_keys),
+        );
+        let r = rows
+            .into_iter()
+            .try_for_each(|(mut r, w)| self.add(&mut r, w, &mut bk, &mut fk));
+        self.by_keys = bk;
+        self.field_keys = fk;
+        r
+    }
+
+    /// Adds `row`, standing for `w` identical rows (`bk`, `fk`: scratch).
+    fn add(
+        &mut self,
+        r: &mut Row,
+        w: u64,
+        bk: &mut Vec<Vec<String>>,
+        fk: &mut Vec<Vec<String>>,
+    ) -> Result<(), SearchError> {
+        group_keys(r, &self.top.by, bk);
+        group_keys(r, &self.top.fields, fk);
+        if fk.is_empty() {
+            return Ok(());
+        }
+        for b in bk.iter() {
+            let g = self.groups.entry(b.clone()).or_default();
+            g.total += w;
+            for f in fk.iter() {
+                let rank = g.combos.len();
+                if !g.combos.contains_key(f) {
+                    if self.held >= self.limits.max_groups {
+                        return Err(exceeded(
+                            if self.top.rare { "rare" } else { "top" },
+                            "max_groups",
+                            self.limits.max_groups,
+                        ));
+                    }
+                    self.held += 1;
+                }
+                g.combos.entry(f.clone()).or_insert((0, rank)).0 += w;
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Op for TopOp {
     fn push(&mut self, rows: Vec<Row>, _out: &mut Vec<Row>) -> Result<Flow, SearchError> {
         let (mut bk, mut fk) = (
             std::mem::take(&mut self.by_keys),
             std::mem::take(&mut self.field_keys),
         );
-        for mut r in rows {
-            group_keys(&mut r, &self.top.by, &mut bk);
-            group_keys(&mut r, &self.top.fields, &mut fk);
-            if fk.is_empty() {
-                continue;
-            }
-            for b in &bk {
-                let g = self.groups.entry(b.clone()).or_default();
-                g.total += 1;
-                for f in &fk {
-                    let rank = g.combos.len();
-                    if !g.combos.contains_key(f) {
-                        if self.held >= self.limits.max_groups {
-                            return Err(exceeded(
-                                if self.top.rare { "rare" } else { "top" },
-                                "max_groups",
-                                self.limits.max_groups,
-                            ));
-                        }
-                        self.held += 1;
-                    }
-                    g.combos.entry(f.clone()).or_insert((0, rank)).0 += 1;
-                }
-            }
-        }
+        let r = rows
+            .into_iter()
+            .try_for_each(|mut r| self.add(&mut r, 1, &mut bk, &mut fk));
         self.by_keys = bk;
         self.field_keys = fk;
-        Ok(Flow::Continue)
+        r.map(|()| Flow::Continue)
     }
 
     fn finish(&mut self, out: &mut Vec<Row>) -> Result<(), SearchError> {

@@ -8,6 +8,8 @@
 
 use lode_spl::ast::{Agg, Command};
 
+use crate::agg::Kind;
+
 /// Fields a columns-only row carries.
 pub const COLUMN_FIELDS: &[&str] = &[
     "_time",
@@ -38,9 +40,95 @@ pub fn reads_only_columns(rest: &[Command]) -> bool {
     }
 }
 
+/// Rule COUNT-PUSHDOWN: when the first command after an exact search clause is `stats`,
+/// `timechart` (events binned by its first span) or `top`/`rare` over column fields other than `_time` (`host`, `source`, `sourcetype`, `index`,
+/// `splunk_server`) and every aggregation is one whose result depends only on how many events
+/// carry each value (`count`, `count(f)`, `dc(f)`, `values(f)`, `min(f)`, `max(f)`), a bucket
+/// need not give one row per event: the scan counts its candidates per distinct combination of
+/// dictionary ids ([`crate::scan::counted`]) and hands one *counted row* per combination to the
+/// command's partial state, which adds the count where it would have added one per row.
+///
+/// Naive twin: [`reads_only_columns`] rows, one per event (the equivalence tests run both).
+pub fn counts_suffice(rest: &[Command]) -> bool {
+    let field_ok = |f: &str| f != "_time" && is_column(f);
+    match rest.first() {
+        Some(Command::Stats(s)) => s.by.iter().all(|f| field_ok(f)) && aggs_count(&s.aggs),
+        Some(Command::Timechart(t)) => t.by.as_deref().is_none_or(field_ok) && aggs_count(&t.aggs),
+        Some(Command::Top(t)) => t.fields.iter().chain(&t.by).all(|f| field_ok(f)),
+        _ => false,
+    }
+}
+
+/// Whether every aggregation depends only on how many events carry each value of a column
+/// other than `_time`.
+fn aggs_count(aggs: &[Agg]) -> bool {
+    let field_ok = |f: &str| f != "_time" && is_column(f);
+    aggs.iter().all(|a| {
+        matches!(
+            Kind::of(a),
+            Ok(Kind::CountRows | Kind::Count | Kind::Dc | Kind::Values | Kind::Min | Kind::Max)
+        ) && a.field.as_deref().is_none_or(field_ok)
+    })
+}
+
+/// The id columns ([`crate::scan::counted::Columns`]) whose values the first command reads (a
+/// subset of `host`, `source`, `sourcetype`; `index` and `splunk_server` are the same for a
+/// whole bucket).
+pub fn counted_columns(rest: &[Command]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |f: &str| {
+        if matches!(f, "host" | "source" | "sourcetype") && !out.iter().any(|o| o == f) {
+            out.push(f.to_string());
+        }
+    };
+    match rest.first() {
+        Some(Command::Stats(s)) => {
+            s.by.iter().for_each(|f| add(f));
+            s.aggs
+                .iter()
+                .filter_map(|a| a.field.as_deref())
+                .for_each(add);
+        }
+        Some(Command::Timechart(t)) => {
+            t.by.iter().for_each(|f| add(f));
+            t.aggs
+                .iter()
+                .filter_map(|a| a.field.as_deref())
+                .for_each(add);
+        }
+        Some(Command::Top(t)) => t.fields.iter().chain(&t.by).for_each(|f| add(f)),
+        _ => {}
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_suffice_for_counting_aggregations_of_columns() {
+        assert!(counts_suffice(&rest("x | stats count by host")));
+        assert!(counts_suffice(&rest("x | stats count")));
+        assert!(counts_suffice(&rest(
+            "x | stats count dc(source) values(host) max(sourcetype) by index, splunk_server"
+        )));
+        assert!(counts_suffice(&rest("x | top limit=2 sourcetype by host")));
+        assert!(counts_suffice(&rest("x | rare host")));
+        assert!(!counts_suffice(&rest("x | stats count by _time")));
+        assert!(!counts_suffice(&rest("x | stats max(_time) by host")));
+        assert!(!counts_suffice(&rest("x | stats earliest(host) by source")));
+        assert!(!counts_suffice(&rest("x | stats sum(host)")));
+        assert!(counts_suffice(&rest("x | timechart count by host")));
+        assert!(counts_suffice(&rest("x | timechart span=1h dc(source)")));
+        assert!(!counts_suffice(&rest("x | timechart max(_time)")));
+        assert!(!counts_suffice(&rest("x | stats count by user")));
+        assert_eq!(
+            counted_columns(&rest("x | stats count dc(host) by sourcetype, index, host")),
+            vec!["sourcetype", "host"]
+        );
+        assert!(counted_columns(&rest("x | stats count by index")).is_empty());
+    }
 
     fn rest(q: &str) -> Vec<Command> {
         let mut p = lode_spl::parse(q).unwrap().commands;

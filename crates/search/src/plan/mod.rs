@@ -57,6 +57,9 @@ pub struct Plan {
     pub exact: bool,
     /// Rows can be built from the bucket columns alone ([`columns`]): no raw slice is read.
     pub columns_only: bool,
+    /// The count pushdown applies ([`columns::counts_suffice`]): the id columns to count by
+    /// (`None`: it does not apply).
+    pub counted: Option<Vec<String>>,
 }
 
 /// Plans `pipeline` over the indexes named in `available`.
@@ -93,6 +96,8 @@ pub fn plan(
         (lowered.query, lowered.exact)
     };
     let columns_only = exact && columns::reads_only_columns(&commands);
+    let counted = (columns_only && columns::counts_suffice(&commands))
+        .then(|| columns::counted_columns(&commands));
     let mut required = Vec::new();
     lower::required_terms(&query, &mut required);
     Ok(Plan {
@@ -104,6 +109,7 @@ pub fn plan(
         required,
         exact,
         columns_only,
+        counted,
     })
 }
 

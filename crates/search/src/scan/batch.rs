@@ -135,6 +135,20 @@ fn read_bucket(
     let Some(opened) = open_candidates(ctx, b, stats)? else {
         return Ok(());
     };
+    if let Some(cols) = ctx.counted {
+        let mut counted = Vec::new();
+        match super::counted::count(opened.bucket.as_ref(), b, &opened.ids, cols, &mut counted) {
+            Ok((n, path)) => {
+                ctx.note(stats, || format!("{}: {}", b.label, path.describe()));
+                stats.events_scanned += n;
+                stats.events_matched += n;
+                exec.push_counted(counted)?;
+            }
+            Err(e) if is_corrupt(&e) => warn_corrupt(stats, &b.label, &e),
+            Err(e) => return Err(e.into()),
+        }
+        return Ok(());
+    }
     let mut cursor = Cursor::new(b.clone(), opened, false);
     while !cursor.is_done() {
         rows.clear();

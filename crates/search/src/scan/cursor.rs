@@ -16,19 +16,33 @@ use crate::value::Value;
 const FIRST_CHUNK: usize = 64;
 /// Largest chunk: amortises slice decompression without holding many rows.
 const MAX_CHUNK: usize = 1024;
+/// Newest-first chunks chosen by selection (one pass over the candidates each) before the rest
+/// is sorted once: a search that stops early (`head`) never sorts, one that reads everything
+/// pays at most this many extra passes.
+const MAX_SELECTIONS: u32 = 4;
 
 /// The candidates of one bucket, consumed chunk by chunk in the scan's order.
 pub struct Cursor {
     bucket: Box<dyn BucketRead + Send + Sync>,
     /// The bucket this reads.
     pub src: BucketRef,
-    /// Candidate event numbers in reading order (newest first when time-ordered, else ascending).
+    /// Candidate event numbers still to read from `pos` on, in reading order: ascending (batch),
+    /// or newest first once a time-ordered cursor has sorted what `keyed` left.
     ids: Vec<u32>,
     /// Next position in `ids`.
     pos: usize,
+    /// Time-ordered, before sorting: every candidate's `(time, number)` key in ascending
+    /// number order; the ones read so far are those with keys at or above `bound`.
+    keyed: Vec<(i64, u32)>,
+    /// Key of the last candidate read from `keyed` (the next chunk is the newest below it).
+    bound: Option<(i64, u32)>,
+    /// Candidates of `keyed` not yet read.
+    keyed_left: usize,
+    /// Chunks chosen from `keyed` so far (see [`MAX_SELECTIONS`]).
+    selections: u32,
     /// Candidates in the next chunk (doubles up to [`MAX_CHUNK`]).
     chunk: usize,
-    /// Whether `ids` are newest first.
+    /// Whether candidates are read newest first.
     time_ordered: bool,
     /// Whether the candidates are dense enough to use the whole columns (see [`is_dense`])
     /// rather than per-event lookups.
@@ -42,14 +56,17 @@ pub struct Cursor {
 
 impl Cursor {
     /// A cursor over `opened`'s candidates; when `time_ordered`, newest first (ties: higher event
-    /// number first, as [`Key`] orders them).
+    /// number first, as [`Key`] orders them). Newest-first chunks are chosen by partial
+    /// selection, so taking the first hundred of a million candidates costs a pass over their
+    /// times, not a sort.
     pub fn new(src: BucketRef, opened: Opened, time_ordered: bool) -> Cursor {
         let Opened { bucket, mut ids } = opened;
         let mut pending = None;
+        let mut keyed = Vec::new();
         let dense = is_dense(ids.len() as u64, bucket.meta().event_count);
         if time_ordered {
             // Sparse: per-event times of the candidates only (warm buckets decode their blocks).
-            let keyed: Result<Vec<(i64, u32)>, StoreError> = if dense {
+            let r: Result<Vec<(i64, u32)>, StoreError> = if dense {
                 bucket.prepare().map(|()| {
                     let times = bucket.times();
                     let time = |n: u32| times.get(n as usize).copied().unwrap_or(i64::MIN);
@@ -58,20 +75,21 @@ impl Cursor {
             } else {
                 ids.iter().map(|&n| Ok((bucket.time(n)?, n))).collect()
             };
-            match keyed {
-                Ok(mut keyed) => {
-                    keyed.sort_unstable_by_key(|&k| std::cmp::Reverse(k));
-                    ids.clear();
-                    ids.extend(keyed.iter().map(|&(_, n)| n));
-                }
+            match r {
+                Ok(k) => keyed = k,
                 Err(e) => pending = Some(e),
             }
+            ids.clear();
         }
         Cursor {
             bucket,
             src,
             ids,
             pos: 0,
+            keyed_left: keyed.len(),
+            keyed,
+            bound: None,
+            selections: 0,
             chunk: FIRST_CHUNK,
             time_ordered,
             dense,
@@ -82,7 +100,46 @@ impl Cursor {
 
     /// Whether every candidate has been read.
     pub fn is_done(&self) -> bool {
-        self.pending.is_none() && self.pos >= self.ids.len()
+        self.pending.is_none() && self.pos >= self.ids.len() && self.keyed_left == 0
+    }
+
+    /// Fills `sorted` with the next `self.chunk` candidates in ascending number order.
+    fn next_chunk(&mut self) {
+        self.sorted.clear();
+        let want = self.chunk;
+        self.chunk = (self.chunk * 2).min(MAX_CHUNK);
+        if self.keyed_left > 0 {
+            if self.selections < MAX_SELECTIONS {
+                self.selections += 1;
+                let top = newest_below(&self.keyed, self.bound, want);
+                // Keys are distinct, so an empty selection means nothing is left.
+                self.keyed_left = if top.is_empty() {
+                    0
+                } else {
+                    self.keyed_left.saturating_sub(top.len())
+                };
+                self.bound = top.last().copied();
+                self.sorted.extend(top.iter().map(|&(_, n)| n));
+                self.sorted.sort_unstable();
+                return;
+            }
+            // Many chunks read: sort what is left once.
+            let mut rest = std::mem::take(&mut self.keyed);
+            if let Some(b) = self.bound {
+                rest.retain(|&k| k < b);
+            }
+            rest.sort_unstable_by_key(|&k| std::cmp::Reverse(k));
+            self.ids.clear();
+            self.ids.extend(rest.iter().map(|&(_, n)| n));
+            self.pos = 0;
+            self.keyed_left = 0;
+        }
+        let end = (self.pos + want).min(self.ids.len());
+        self.sorted.extend_from_slice(&self.ids[self.pos..end]);
+        self.pos = end;
+        if self.time_ordered {
+            self.sorted.sort_unstable();
+        }
     }
 
     /// Reads the next chunk of candidates, appending the rows that satisfy `clause` to `out` with
@@ -96,16 +153,10 @@ impl Cursor {
     ) -> Result<(), StoreError> {
         if let Some(e) = self.pending.take() {
             self.pos = self.ids.len();
+            self.keyed_left = 0;
             return Err(e);
         }
-        let end = (self.pos + self.chunk).min(self.ids.len());
-        self.sorted.clear();
-        self.sorted.extend_from_slice(&self.ids[self.pos..end]);
-        self.pos = end;
-        self.chunk = (self.chunk * 2).min(MAX_CHUNK);
-        if self.time_ordered {
-            self.sorted.sort_unstable();
-        }
+        self.next_chunk();
         let start = out.len();
         let src = &self.src;
         if columns_only {
@@ -193,6 +244,37 @@ impl Cursor {
     }
 }
 
+/// The `k` largest keys of `keys` below `bound` (all when `None`), largest first.
+///
+/// Walks `keys` from the end with a min-heap of the best `k`: candidates come in event-number
+/// order, which is nearly time order, so walking backwards meets the newest first and most later
+/// keys fail a single comparison with the heap's minimum. Correct for any order.
+///
+/// Naive twin: filter below `bound`, sort descending, take `k` (see the tests).
+pub fn newest_below(keys: &[(i64, u32)], bound: Option<(i64, u32)>, k: usize) -> Vec<(i64, u32)> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    if k == 0 {
+        return Vec::new();
+    }
+    let mut heap: BinaryHeap<Reverse<(i64, u32)>> = BinaryHeap::with_capacity(k + 1);
+    for &key in keys.iter().rev() {
+        if bound.is_some_and(|b| key >= b) {
+            continue;
+        }
+        if heap.len() < k {
+            heap.push(Reverse(key));
+        } else if let Some(mut min) = heap.peek_mut() {
+            if key > min.0 {
+                *min = Reverse(key);
+            }
+        }
+    }
+    let mut out: Vec<(i64, u32)> = heap.into_iter().map(|r| r.0).collect();
+    out.sort_unstable_by_key(|&k| Reverse(k));
+    out
+}
+
 /// The result row of a stored event (`_cd` = `<bucket id>:<event number>`).
 pub fn to_row(v: &EventView<'_>, index: &str, bucket_id: u64) -> Row {
     let ev = Event {
@@ -207,4 +289,41 @@ pub fn to_row(v: &EventView<'_>, index: &str, bucket_id: u64) -> Row {
         fields: v.fields.to_vec(),
     };
     Row::from_event(ev, format!("{bucket_id}:{}", v.num))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::newest_below;
+    use proptest::prelude::*;
+
+    fn naive(keys: &[(i64, u32)], bound: Option<(i64, u32)>, k: usize) -> Vec<(i64, u32)> {
+        let mut v: Vec<_> = keys
+            .iter()
+            .copied()
+            .filter(|&x| bound.is_none_or(|b| x < b))
+            .collect();
+        v.sort_unstable_by_key(|&x| std::cmp::Reverse(x));
+        v.truncate(k);
+        v
+    }
+
+    proptest! {
+        #[test]
+        fn selection_equals_sorting(
+            times in prop::collection::vec(-5i64..50, 0..300),
+            k in 0usize..40,
+            chunks in 1usize..5,
+        ) {
+            // Distinct keys, as a bucket's (time, event number) are.
+            let keys: Vec<(i64, u32)> =
+                times.iter().enumerate().map(|(n, &t)| (t, n as u32)).collect();
+            let mut bound = None;
+            for _ in 0..chunks {
+                let got = newest_below(&keys, bound, k);
+                prop_assert_eq!(&got, &naive(&keys, bound, k));
+                bound = got.last().copied().or(bound);
+                if got.is_empty() { break; }
+            }
+        }
+    }
 }

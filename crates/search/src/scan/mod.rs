@@ -15,6 +15,7 @@
 
 pub mod batch;
 pub mod candidates;
+pub mod counted;
 pub mod cursor;
 pub mod merge;
 pub mod naive;
@@ -57,6 +58,9 @@ pub struct ScanCtx<'a> {
     pub exact: bool,
     /// Build rows from the bucket columns only (see [`crate::plan::columns`]).
     pub columns_only: bool,
+    /// Count pushdown (batch scan only): count candidates per combination of these id columns
+    /// instead of building rows (see [`crate::plan::columns::counts_suffice`]).
+    pub counted: Option<counted::Columns>,
 }
 
 impl ScanCtx<'_> {

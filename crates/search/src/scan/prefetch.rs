@@ -3,7 +3,10 @@
 //!
 //! The thread walks the buckets in the merge's opening order and hands each prepared
 //! [`Cursor`] (or `None` when the bucket has nothing to read) over a channel of [`DEPTH`] slots,
-//! so at most `DEPTH + 1` buckets are prepared ahead of the merge. The stats and explain lines of
+//! so at most `DEPTH + 1` buckets are prepared ahead of the merge. `DEPTH` is 0 (a rendezvous):
+//! one bucket is prepared while the merge reads the current ones, and a search that stops early
+//! (`head` on a dense term) wastes at most one preparation — with one slot it prepared two
+//! buckets it never read, each decoding postings and the time column. The stats and explain lines of
 //! a prepared bucket travel with it and count only when the merge takes it: a search that stops
 //! early (`head`) reports the same figures as without read-ahead, and an error opening a bucket
 //! the merge never reaches does not fail the search. Dropping the [`Ahead`] stops the thread at
@@ -23,7 +26,7 @@ use crate::run::SearchStats;
 use crate::SearchError;
 
 /// Buckets prepared ahead and waiting in the channel.
-pub const DEPTH: usize = 1;
+pub const DEPTH: usize = 0;
 
 /// One prepared bucket: its cursor (`None`: nothing to read) and what preparing it did.
 type Prepared = (Result<Option<Cursor>, SearchError>, SearchStats);
