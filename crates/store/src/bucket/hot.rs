@@ -32,13 +32,58 @@ use crate::meta::BucketMeta;
 use crate::query::{eval, TermQuery, TermSource};
 use crate::wal;
 
+/// zstd level of the in-memory copies of completed hot slices: the fastest, since the roll
+/// recompresses them for the journal (with its dictionary) anyway.
+const HOT_SLICE_LEVEL: i32 = 1;
+
+/// One completed slice, compressed (an uncompressed 256 MB hot bucket would be held in memory
+/// twice over while the next one fills during its roll).
+#[derive(Clone)]
+pub(crate) struct HotSlice {
+    /// Uncompressed length.
+    pub ulen: u32,
+    /// zstd frame.
+    pub data: Arc<[u8]>,
+}
+
+impl HotSlice {
+    /// The uncompressed bytes, into `out`.
+    pub fn decompress_into(&self, out: &mut Vec<u8>) -> std::io::Result<()> {
+        out.clear();
+        out.reserve(self.ulen as usize);
+        let n = zstd::bulk::Decompressor::new()?.decompress_to_buffer(&self.data, out)?;
+        debug_assert_eq!(n, self.ulen as usize);
+        Ok(())
+    }
+}
+
+thread_local! {
+    /// A compressor per writing thread (a context allocates its tables once).
+    static HOT_COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 /// Completed slices, shared between the growing index and its snapshots.
 #[derive(Default)]
-pub(crate) struct SharedSlices(pub Vec<Arc<[u8]>>);
+pub(crate) struct SharedSlices(pub Vec<HotSlice>);
 
 impl SliceSink for SharedSlices {
     fn put(&mut self, _n: u32, raw: &[u8]) -> Result<(), StoreError> {
-        self.0.push(raw.into());
+        let data = HOT_COMPRESSOR.with(|c| -> std::io::Result<Vec<u8>> {
+            let mut c = c.borrow_mut();
+            if c.is_none() {
+                *c = Some(zstd::bulk::Compressor::new(HOT_SLICE_LEVEL)?);
+            }
+            c.as_mut().expect("set above").compress(raw)
+        });
+        let data = data.map_err(|e| StoreError::Io {
+            path: std::path::PathBuf::from("<hot slice>"),
+            source: e,
+        })?;
+        self.0.push(HotSlice {
+            ulen: raw.len() as u32,
+            data: data.into(),
+        });
         Ok(())
     }
 }
@@ -257,8 +302,10 @@ pub struct HotBucket {
     path: PathBuf,
     meta: BucketMeta,
     cols: HotColumns,
-    /// Completed slices plus the partial last one.
-    slices: Vec<Arc<[u8]>>,
+    /// Completed slices (compressed).
+    slices: Vec<HotSlice>,
+    /// The slice being filled, uncompressed.
+    current: Arc<[u8]>,
     /// The shared, growing index; only postings below `meta.event_count` belong to this snapshot.
     index: SharedIndex,
 }
@@ -279,15 +326,15 @@ impl HotBucket {
         let ix = index.read().unwrap_or_else(|p| p.into_inner());
         let meta = ix.builder.meta();
         let cols = HotColumns::of(&ix.builder);
-        let mut slices = Vec::with_capacity(ix.slices.0.len() + 1);
-        slices.extend(ix.slices.0.iter().cloned());
-        slices.push(ix.builder.current_slice().into());
+        let slices = ix.slices.0.clone();
+        let current: Arc<[u8]> = ix.builder.current_slice().into();
         drop(ix);
         HotBucket {
             path: path.to_path_buf(),
             meta,
             cols,
             slices,
+            current,
             index,
         }
     }
@@ -404,17 +451,29 @@ impl TermSource for HotBucket {
 }
 
 impl SliceSource for HotBucket {
-    type Scratch = ();
+    /// The slice decompressed last, and its number.
+    type Scratch = (Option<u32>, Vec<u8>);
 
-    fn scratch(&self) -> Result<(), StoreError> {
-        Ok(())
+    fn scratch(&self) -> Result<Self::Scratch, StoreError> {
+        Ok((None, Vec::new()))
     }
 
-    fn slice<'s>(&'s self, n: u32, _s: &'s mut ()) -> Result<&'s [u8], StoreError> {
-        self.slices
-            .get(n as usize)
-            .map(|b| b.as_ref())
-            .ok_or_else(|| StoreError::corrupt(&self.path, format!("no slice {n}")))
+    fn slice<'s>(&'s self, n: u32, s: &'s mut Self::Scratch) -> Result<&'s [u8], StoreError> {
+        let i = n as usize;
+        if i == self.slices.len() {
+            return Ok(&self.current);
+        }
+        let hs = self
+            .slices
+            .get(i)
+            .ok_or_else(|| StoreError::corrupt(&self.path, format!("no slice {n}")))?;
+        if s.0 != Some(n) {
+            s.0 = None;
+            hs.decompress_into(&mut s.1)
+                .map_err(|e| StoreError::corrupt(&self.path, format!("hot slice {n}: {e}")))?;
+            s.0 = Some(n);
+        }
+        Ok(&s.1)
     }
 }
 

@@ -1,10 +1,10 @@
 //! Writes the files of a warm bucket from a hot bucket's in-memory index or from its WAL.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use crate::bloom::Bloom;
 use crate::bucket::build::{Builder, SliceSink};
+use crate::bucket::hot::HotSlice;
 use crate::bucket::journal::{encode_slices, encode_slices_file, JournalSink};
 use crate::consts::{
     magic, BLOOM_FILE, COLUMNS_FILE, JOURNAL_FILE, LEXICON_FILE, META_FILE, POSTINGS_FILE,
@@ -34,11 +34,14 @@ pub(crate) fn write_warm(dir: &Path, id: u64, wal_path: &Path) -> Result<BucketM
 pub(crate) fn write_builder(
     dir: &Path,
     builder: &Builder,
-    slices: &[Arc<[u8]>],
+    slices: &[HotSlice],
 ) -> Result<BucketMeta, StoreError> {
     let mut sink = JournalSink::with_dictionary(&dir.join(JOURNAL_FILE), magic::JOURNAL)?;
-    for (n, raw) in slices.iter().enumerate() {
-        sink.put(n as u32, raw)?;
+    let mut raw = Vec::new();
+    for (n, hs) in slices.iter().enumerate() {
+        hs.decompress_into(&mut raw)
+            .map_err(|e| StoreError::corrupt(dir, format!("hot slice {n}: {e}")))?;
+        sink.put(n as u32, &raw)?;
     }
     write_rest(dir, builder, sink)
 }
