@@ -56,7 +56,10 @@ class Lode:
 
     def search(self, q):
         url = self.api + "/lode/search?" + urllib.parse.urlencode({"q": q})
-        with urllib.request.urlopen(url, timeout=60, context=UNVERIFIED) as r:
+        with open(os.path.join(self.home, "var/run/lode/server.json")) as f:
+            secret = json.load(f)["secret"]
+        req = urllib.request.Request(url, headers={"Authorization": f"Lode {secret}"})
+        with urllib.request.urlopen(req, timeout=60, context=UNVERIFIED) as r:
             rows = [json.loads(line) for line in r.read().decode().splitlines() if line]
         errors = [r for r in rows if "error" in r]
         assert not errors, errors

@@ -74,7 +74,9 @@ def test_bad_search_is_an_http_error(lode):
 
 def test_unauthenticated_requests_are_refused(lode):
     import requests
-    for path in ["/services/server/info", "/services/search/jobs/export?search=search+x"]:
+    assert requests.get(lode.api + "/lode/health", verify=False).status_code == 200
+    for path in ["/services/server/info", "/services/search/jobs/export?search=search+x",
+                 "/lode/search?q=x", "/lode/metrics"]:
         r = requests.get(lode.api + path, verify=False)
         assert r.status_code == 401, path
         assert "<msg type=\"WARN\">" in r.text

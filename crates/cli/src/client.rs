@@ -49,6 +49,14 @@ fn agent(info: &ServerInfo) -> CliResult<ureq::Agent> {
     Ok(b.tls_config(Arc::new(cfg)).build())
 }
 
+/// Adds the server's local secret, if it published one.
+fn authorize(req: ureq::Request, info: &ServerInfo) -> ureq::Request {
+    match &info.secret {
+        Some(s) => req.set("Authorization", &format!("Lode {s}")),
+        None => req,
+    }
+}
+
 /// What the server answers to an ingest request.
 #[derive(Debug, Deserialize)]
 pub struct IngestReply {
@@ -69,7 +77,7 @@ pub fn ingest(
     body: impl Read,
 ) -> CliResult<IngestReply> {
     let base = &info.url;
-    let mut req = agent(info)?.post(&format!("{base}/lode/ingest"));
+    let mut req = authorize(agent(info)?.post(&format!("{base}/lode/ingest")), info);
     for (k, v) in params {
         req = req.query(k, v);
     }
@@ -94,7 +102,7 @@ pub fn ingest(
 /// Asks the server to roll hot buckets.
 pub fn roll(info: &ServerInfo, index: Option<&str>) -> CliResult {
     let base = &info.url;
-    let mut req = agent(info)?.post(&format!("{base}/lode/roll"));
+    let mut req = authorize(agent(info)?.post(&format!("{base}/lode/roll")), info);
     if let Some(i) = index {
         req = req.query("index", i);
     }

@@ -36,6 +36,7 @@ fn two_pipeline_sets_lose_no_acknowledged_event_on_sigkill() {
                 let m: serde_json::Value = lode
                     .agent()
                     .get(&format!("{url}/lode/metrics"))
+                    .set("Authorization", &lode.server_auth())
                     .call()
                     .expect("metrics")
                     .into_json()

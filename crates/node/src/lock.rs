@@ -23,6 +23,10 @@ pub struct ServerInfo {
     /// PEM certificate the API presents when `url` is https (clients on this machine trust it).
     #[serde(default)]
     pub cert: Option<PathBuf>,
+    /// Secret that authenticates local clients (`Authorization: Lode <secret>`): whoever can
+    /// read this file (mode 0600) may use the server as the home's owner.
+    #[serde(default)]
+    pub secret: Option<String>,
 }
 
 /// The exclusive lock on a home; released on drop (or process death).
@@ -81,14 +85,29 @@ pub fn acquire(home: &Home) -> io::Result<Holder> {
 
 impl HomeLock {
     /// Publishes this process as the home's server at `url`.
-    pub fn publish_server(&self, url: &str, cert: Option<&Path>) -> io::Result<()> {
+    pub fn publish_server(
+        &self,
+        url: &str,
+        cert: Option<&Path>,
+        secret: Option<&str>,
+    ) -> io::Result<()> {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
         let info = ServerInfo {
             pid: std::process::id(),
             url: url.to_string(),
             cert: cert.map(Path::to_path_buf),
+            secret: secret.map(str::to_string),
         };
         let tmp = self.info_path.with_extension("json.tmp");
-        std::fs::write(&tmp, serde_json::to_vec(&info).map_err(io::Error::other)?)?;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        f.write_all(&serde_json::to_vec(&info).map_err(io::Error::other)?)?;
+        drop(f);
         std::fs::rename(&tmp, &self.info_path)
     }
 }
@@ -111,7 +130,8 @@ mod tests {
             panic!("free home not acquired")
         };
         assert!(matches!(acquire(&home).unwrap(), Holder::OtherWriter));
-        lock.publish_server("http://127.0.0.1:1", None).unwrap();
+        lock.publish_server("http://127.0.0.1:1", None, Some("s3cret"))
+            .unwrap();
         match acquire(&home).unwrap() {
             Holder::Server(info) => assert_eq!(info.url, "http://127.0.0.1:1"),
             other => panic!("expected server, got {other:?}"),

@@ -48,7 +48,7 @@ pub fn run(home: &Home, args: DemoArgs) -> CliResult {
     println!();
     super::serve::serve(home, args.listen, None, |url| {
         println!("Lode is running with the sample data at {url}");
-        println!("  search over HTTP:  curl -sk '{url}/lode/search' --data-urlencode 'q=error | stats count by host' | head");
+        println!("  search over HTTP:  curl -sk -u admin:PASSWORD '{url}/lode/search' --data-urlencode 'q=error | stats count by host' | head");
         println!("  Splunk REST API:   curl -sk -u admin:PASSWORD {url}/services/search/jobs/export -d search='search error | head 3' -d output_mode=json");
         println!(
             "  search from the CLI (another terminal): LODE_HOME={} lode search 'error | head 5'",

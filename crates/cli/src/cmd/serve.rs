@@ -147,7 +147,12 @@ pub fn serve(
         let addr = listener.local_addr()?;
         let scheme = if api_tls.is_some() { "https" } else { "http" };
         let url = format!("{scheme}://{addr}");
-        lock.publish_server(&url, api_tls.as_ref().map(|(_, cert)| cert.as_path()))?;
+        let secret = lode_server::rest::new_secret();
+        lock.publish_server(
+            &url,
+            api_tls.as_ref().map(|(_, cert)| cert.as_path()),
+            Some(&secret),
+        )?;
         eprintln!(
             "lode: serving {} at {url} (Ctrl-C to stop)",
             home.root().display()
@@ -190,8 +195,13 @@ pub fn serve(
             lode_server::shutdown_signal().await;
             let _ = stop_tx.send(true);
         });
-        let rest = lode_server::rest::RestState::new(state.clone(), addr.port());
-        let router = lode_server::app(state).merge(lode_server::rest::router(rest));
+        let mut rest = lode_server::rest::RestState::new(state.clone(), addr.port());
+        rest.local_secret = Some(secret);
+        let own = lode_server::app(state).layer(axum::middleware::from_fn_with_state(
+            rest.clone(),
+            lode_server::rest::require_auth,
+        ));
+        let router = own.merge(lode_server::rest::router(rest));
         match api_tls {
             Some((cfg, _)) => {
                 lode_server::tls::serve(listener, router, Some(cfg), stopped(stop_rx)).await?

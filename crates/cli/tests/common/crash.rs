@@ -61,6 +61,7 @@ fn next(seed: &mut u64) -> u64 {
 /// One client: sends batches with ids from `first` until `stop` or until the server dies.
 fn client(
     agent: ureq::Agent,
+    auth: String,
     url: String,
     first: u64,
     round: u64,
@@ -75,6 +76,7 @@ fn client(
                 .collect();
             let reply = agent
                 .post(&format!("{url}/lode/ingest"))
+                .set("Authorization", &auth)
                 .query("sourcetype", "crashtest")
                 .timeout(Duration::from_secs(20))
                 .send_string(&body);
@@ -142,6 +144,7 @@ pub fn run(
             .map(|c| {
                 client(
                     lode.agent(),
+                    lode.server_auth(),
                     url.clone(),
                     round * 1_000_000 + c * 500_000,
                     round,

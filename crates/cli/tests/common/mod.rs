@@ -47,6 +47,14 @@ impl Lode {
             .build()
     }
 
+    /// `Authorization` header value for the running server's own API (its local secret).
+    pub fn server_auth(&self) -> String {
+        let text = std::fs::read_to_string(self.path().join("var/run/lode/server.json"))
+            .expect("server.json");
+        let v: serde_json::Value = serde_json::from_str(&text).expect("server.json is JSON");
+        format!("Lode {}", v["secret"].as_str().expect("a secret"))
+    }
+
     pub fn new() -> Lode {
         Lode {
             home: tempfile::tempdir().expect("temp dir"),

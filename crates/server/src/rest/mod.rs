@@ -101,6 +101,9 @@ pub struct RestState {
     pub port: u16,
     /// Background search jobs.
     pub jobs: Arc<jobs::Jobs>,
+    /// The secret local clients present as `Authorization: Lode <secret>` (published in the
+    /// home's `var/run/lode/server.json`, mode 0600).
+    pub local_secret: Option<String>,
 }
 
 impl RestState {
@@ -113,8 +116,49 @@ impl RestState {
             sessions: Arc::default(),
             port,
             jobs: Arc::new(jobs::Jobs::new(dispatch)),
+            local_secret: None,
         }
     }
+}
+
+/// A fresh random secret for local clients.
+pub fn new_secret() -> String {
+    format!(
+        "{}{}",
+        uuid::Uuid::new_v4().simple(),
+        uuid::Uuid::new_v4().simple()
+    )
+}
+
+/// Middleware for Lode's own `/lode/*` routes: a session key, Basic credentials or the local
+/// secret (`Authorization: Lode <secret>`); `/lode/health` stays open.
+pub async fn require_auth(
+    State(st): State<RestState>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if req.uri().path() == "/lode/health" {
+        return next.run(req).await;
+    }
+    if let Some(secret) = &st.local_secret {
+        let given = req
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Lode "));
+        if given.is_some_and(|g| constant_time_eq(g.as_bytes(), secret.as_bytes())) {
+            return next.run(req).await;
+        }
+    }
+    match authenticate(&st, req.headers()) {
+        Ok(_) => next.run(req).await,
+        Err(f) => f.into_response(),
+    }
+}
+
+/// Equality that takes the same time wherever the first difference is.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// An XML error answer: status, message type, text.
