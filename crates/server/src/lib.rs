@@ -61,6 +61,17 @@ pub fn app(state: AppState) -> Router {
     routes::router().with_state(state)
 }
 
+/// The whole API listener as `lode serve` runs it: Lode's own routes behind
+/// [`rest::require_auth`] plus Splunk's REST API.
+pub fn api(state: AppState, rest: rest::RestState) -> Router {
+    app(state)
+        .layer(axum::middleware::from_fn_with_state(
+            rest.clone(),
+            rest::require_auth,
+        ))
+        .merge(rest::router(rest))
+}
+
 /// Serves `app` on `listener` until `shutdown` resolves, then drains in-flight requests.
 /// Connections are `TCP_NODELAY`: a response goes out as headers and body chunks, and with
 /// Nagle's algorithm each small search answer would wait for the client's delayed ACK (~40 ms).

@@ -197,11 +197,7 @@ pub fn serve(
         });
         let mut rest = lode_server::rest::RestState::new(state.clone(), addr.port());
         rest.local_secret = Some(secret);
-        let own = lode_server::app(state).layer(axum::middleware::from_fn_with_state(
-            rest.clone(),
-            lode_server::rest::require_auth,
-        ));
-        let router = own.merge(lode_server::rest::router(rest));
+        let router = lode_server::api(state, rest);
         match api_tls {
             Some((cfg, _)) => {
                 lode_server::tls::serve(listener, router, Some(cfg), stopped(stop_rx)).await?

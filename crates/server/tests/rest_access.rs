@@ -1,0 +1,174 @@
+//! Every route of the API listener, walked without credentials (all refused with 401 but login
+//! and health), with bad credentials, and as a low-privilege user (refused where Splunk refuses:
+//! managing users and HEC tokens, another user's jobs).
+
+mod common;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use base64::Engine;
+use http_body_util::BodyExt;
+use lode_node::users::Users;
+use lode_server::rest::RestState;
+use lode_server::AppState;
+use tower::ServiceExt;
+
+async fn call(
+    app: &axum::Router,
+    method: &str,
+    uri: &str,
+    auth: Option<&str>,
+    body: &str,
+) -> (StatusCode, String) {
+    let mut req = Request::builder().method(method).uri(uri);
+    if let Some(a) = auth {
+        req = req.header("authorization", a);
+    }
+    let resp = app
+        .clone()
+        .oneshot(req.body(Body::from(body.to_string())).unwrap())
+        .await
+        .unwrap();
+    let status = resp.status();
+    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+    (status, String::from_utf8_lossy(&bytes).into_owned())
+}
+
+fn basic(user: &str, pass: &str) -> String {
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(format!("{user}:{pass}"))
+    )
+}
+
+/// (method, path) of every route, with `{sid}` and `{name}` filled in.
+const ROUTES: &[(&str, &str)] = &[
+    ("GET", "/lode/search?q=x"),
+    ("POST", "/lode/ingest"),
+    ("POST", "/lode/roll"),
+    ("GET", "/lode/metrics"),
+    ("GET", "/services/server/info"),
+    ("GET", "/services/messages"),
+    ("GET", "/services/search/jobs"),
+    ("POST", "/services/search/jobs"),
+    ("POST", "/services/search/v2/jobs/"),
+    ("POST", "/services/search/jobs/export"),
+    ("GET", "/services/search/jobs/1.1"),
+    ("DELETE", "/services/search/jobs/1.1"),
+    ("POST", "/services/search/jobs/1.1/control"),
+    ("GET", "/services/search/jobs/1.1/results"),
+    ("GET", "/services/search/v2/jobs/1.1/events"),
+    ("GET", "/servicesNS/admin/search/search/jobs"),
+    ("GET", "/services/authentication/users"),
+    ("POST", "/services/authentication/users/"),
+    ("GET", "/services/authentication/users/admin"),
+    ("GET", "/services/authorization/roles"),
+    ("GET", "/services/data/inputs/http"),
+    ("POST", "/services/data/inputs/http"),
+    ("POST", "/services/data/inputs/http/x/disable"),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_route_needs_credentials_and_low_privilege_is_refused() {
+    let (dir, node) = common::node_with_buckets(1, 20);
+    let home = lode_node::Home::new(dir.path());
+    let mut users = Users::default();
+    users.add("admin", "admin-password", &["admin"]).unwrap();
+    users.add("ann", "ann-password", &["user"]).unwrap();
+    users.save(&home).unwrap();
+    let state = AppState::new(node, home.index_root());
+    let mut rest = RestState::new(state.clone(), 8089);
+    rest.local_secret = Some("local-secret".into());
+    let app = lode_server::api(state, rest);
+
+    assert_eq!(
+        call(&app, "GET", "/lode/health", None, "").await.0,
+        StatusCode::OK
+    );
+    for (m, p) in ROUTES {
+        for auth in [
+            None,
+            Some("Splunk nope"),
+            Some("Lode wrong"),
+            Some(basic("ann", "bad").as_str()),
+        ] {
+            let (s, body) = call(&app, m, p, auth, "").await;
+            assert_eq!(s, StatusCode::UNAUTHORIZED, "{m} {p} with {auth:?}: {body}");
+        }
+    }
+    let (s, body) = call(
+        &app,
+        "POST",
+        "/services/auth/login",
+        None,
+        "username=ann&password=nope",
+    )
+    .await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED, "{body}");
+    assert!(body.contains("Login failed"));
+
+    // The local secret opens Lode's own routes.
+    let (s, _) = call(&app, "GET", "/lode/metrics", Some("Lode local-secret"), "").await;
+    assert_eq!(s, StatusCode::OK);
+
+    // A low-privilege user: no user or token management, no other user's jobs.
+    let ann = basic("ann", "ann-password");
+    let admin = basic("admin", "admin-password");
+    for (m, p, body) in [
+        (
+            "POST",
+            "/services/authentication/users",
+            "name=eve&password=eve-password&roles=admin",
+        ),
+        ("DELETE", "/services/authentication/users/admin", ""),
+        ("GET", "/services/data/inputs/http", ""),
+        ("POST", "/services/data/inputs/http", "name=x"),
+    ] {
+        let (s, text) = call(&app, m, p, Some(&ann), body).await;
+        assert!(
+            s == StatusCode::FORBIDDEN || s == StatusCode::NOT_FOUND,
+            "{m} {p}: {s} {text}"
+        );
+    }
+    let (s, users) = call(
+        &app,
+        "GET",
+        "/services/authentication/users?output_mode=json",
+        Some(&ann),
+        "",
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(
+        users.contains("\"ann\"") && !users.contains("\"admin\""),
+        "{users}"
+    );
+    let (s, created) = call(
+        &app,
+        "POST",
+        "/services/search/jobs",
+        Some(&admin),
+        "search=search word1&exec_mode=blocking&output_mode=json",
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED, "{created}");
+    let sid = serde_json::from_str::<serde_json::Value>(&created).unwrap()["sid"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for p in [
+        format!("/services/search/jobs/{sid}"),
+        format!("/services/search/jobs/{sid}/results"),
+    ] {
+        assert_eq!(
+            call(&app, "GET", &p, Some(&ann), "").await.0,
+            StatusCode::NOT_FOUND,
+            "{p}"
+        );
+        assert_eq!(
+            call(&app, "GET", &p, Some(&admin), "").await.0,
+            StatusCode::OK,
+            "{p}"
+        );
+    }
+}
