@@ -164,3 +164,22 @@ def test_users_roles_and_private_jobs(lode):
     connect(lode, username="bob", password="bob-password-2")
     with pytest.raises(binding.AuthenticationError):
         connect(lode, username="bob", password="bob-password-1")
+
+
+def test_indexes_list_and_create(lode):
+    service = connect(lode)
+    names = [i.name for i in service.indexes.list()]
+    assert "main" in names and "_internal" in names
+    main = service.indexes["main"]
+    assert int(main["totalEventCount"]) >= SAMPLE_EVENTS
+    if "sdkcreated" not in names:
+        service.indexes.create("sdkcreated")
+    assert "sdkcreated" in [i.name for i in service.indexes.list()]
+    # Events can go there at once, through the HEC or a search's index.
+    import requests
+    from conftest import TOKEN
+    r = requests.post(lode.hec + "/services/collector/event", verify=False,
+                      headers={"Authorization": f"Splunk {TOKEN}"},
+                      data='{"event": "into the new index", "index": "sdkcreated"}')
+    assert r.status_code == 200, r.text
+    assert lode.count("index=sdkcreated") == 1

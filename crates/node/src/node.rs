@@ -96,9 +96,9 @@ impl Node {
             let (writer, report) =
                 IndexWriter::open_lanes(&dir, spec.config, server.pipeline_sets)?;
             recovery.push((spec.name.clone(), report));
-            writers.insert(spec.name, writer);
+            writers.insert(spec.name, Arc::new(writer));
         }
-        let writers: Writers = Arc::new(writers);
+        let writers: Writers = Arc::new(std::sync::RwLock::new(writers));
         let settings = Arc::new(settings);
         let cfg = PipelineConfig {
             settings: settings.clone(),
@@ -144,7 +144,7 @@ impl Node {
 
     /// Whether `index` is defined.
     pub fn has_index(&self, index: &str) -> bool {
-        self.writers.contains_key(index)
+        crate::sink::writer(&self.writers, index).is_some()
     }
 
     /// Number of pipeline sets.
@@ -256,16 +256,70 @@ impl Node {
         Ok(n)
     }
 
+    /// The writers, by name (a snapshot).
+    fn all_writers(&self) -> Vec<(String, Arc<IndexWriter>)> {
+        self.writers
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+
+    /// Names of the indexes, sorted.
+    pub fn index_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.all_writers().into_iter().map(|(k, _)| k).collect();
+        v.sort();
+        v
+    }
+
+    /// Creates index `name` while running: appends `[name]` to
+    /// `etc/system/local/indexes.conf` (so a restart keeps it) and opens its writer.
+    pub fn create_index(&self, name: &str) -> Result<(), NodeError> {
+        if !config::valid_index_name(name) {
+            return Err(NodeError::Config(format!(
+                "invalid index name '{name}': use lowercase letters, digits, '_' and '-', not starting with '-'"
+            )));
+        }
+        let mut map = self.writers.write().unwrap_or_else(|p| p.into_inner());
+        if map.contains_key(name) {
+            return Err(NodeError::Config(format!("index '{name}' exists already")));
+        }
+        let local = self.home.etc_local();
+        std::fs::create_dir_all(&local)
+            .map_err(|e| NodeError::Io(format!("cannot create {}: {e}", local.display())))?;
+        let path = local.join("indexes.conf");
+        {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .map_err(|e| NodeError::Io(format!("cannot write {}: {e}", path.display())))?;
+            writeln!(f, "\n[{name}]")
+                .and_then(|_| f.sync_all())
+                .map_err(|e| NodeError::Io(format!("cannot write {}: {e}", path.display())))?;
+        }
+        let (specs, _) =
+            config::load_indexes(&self.home.etc()).map_err(|e| NodeError::Config(e.to_string()))?;
+        let spec = specs
+            .into_iter()
+            .find(|s| s.name == name)
+            .ok_or_else(|| NodeError::Config(format!("index '{name}' was not defined")))?;
+        let dir = self.home.index_root().join(name);
+        let (writer, _) = IndexWriter::open_lanes(&dir, spec.config, self.server.pipeline_sets)?;
+        map.insert(name.to_string(), Arc::new(writer));
+        Ok(())
+    }
+
     /// Rolls the hot buckets of `index` (or of every index) to warm.
     pub fn roll(&self, index: Option<&str>) -> Result<(), NodeError> {
         match index {
-            Some(name) => self
-                .writers
-                .get(name)
+            Some(name) => crate::sink::writer(&self.writers, name)
                 .ok_or_else(|| NodeError::UnknownIndex(name.into()))?
                 .roll()?,
             None => {
-                for w in self.writers.values() {
+                for (_, w) in self.all_writers() {
                     w.roll()?;
                 }
             }
@@ -275,7 +329,7 @@ impl Node {
 
     /// Rolls hot buckets that have been idle longer than their index's `maxHotIdleSecs`.
     pub fn roll_idle(&self, now_secs: i64) -> Result<(), NodeError> {
-        for w in self.writers.values() {
+        for (_, w) in self.all_writers() {
             w.roll_if_idle(now_secs)?;
         }
         Ok(())
@@ -289,10 +343,10 @@ impl Node {
                 .map_err(|_| NodeError::Io("pipelines still in use at close".into()))?
                 .shutdown()?;
         }
-        let writers = std::mem::replace(&mut self.writers, Arc::new(HashMap::new()));
-        let writers = Arc::try_unwrap(writers)
-            .map_err(|_| NodeError::Io("index writers still in use at close".into()))?;
+        let writers = std::mem::take(&mut *self.writers.write().unwrap_or_else(|p| p.into_inner()));
         for (_, w) in writers {
+            let w = Arc::try_unwrap(w)
+                .map_err(|_| NodeError::Io("index writers still in use at close".into()))?;
             w.close()?;
         }
         Ok(())

@@ -3,14 +3,23 @@
 //! writing to its own lane (hot bucket) of every index.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use lode_event::Event;
 use lode_ingest::{Sink, SinkError};
 use lode_store::IndexWriter;
 
-/// The writers of every configured index, by name.
-pub type Writers = Arc<HashMap<String, IndexWriter>>;
+/// The writers of every configured index, by name; indexes can be added while running.
+pub type Writers = Arc<RwLock<HashMap<String, Arc<IndexWriter>>>>;
+
+/// The writer of `index`, if it exists.
+pub fn writer(writers: &Writers, index: &str) -> Option<Arc<IndexWriter>> {
+    writers
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(index)
+        .cloned()
+}
 
 /// A [`Sink`] over the node's index writers.
 pub struct StoreSink {
@@ -36,20 +45,31 @@ impl Sink for StoreSink {
     fn write(&mut self, batch: Vec<Event>) -> Result<(), SinkError> {
         // Check every destination first so that a batch naming an unknown index is refused whole,
         // before any of it is written.
-        if let Some(bad) = batch.iter().find(|e| !self.writers.contains_key(&e.index)) {
-            return Err(SinkError::new(format!(
-                "index '{}' does not exist (define it in etc/system/local/indexes.conf)",
-                bad.index
-            )));
+        let mut targets: HashMap<&str, Arc<IndexWriter>> = HashMap::new();
+        {
+            let map = self.writers.read().unwrap_or_else(|p| p.into_inner());
+            for e in &batch {
+                if targets.contains_key(e.index.as_str()) {
+                    continue;
+                }
+                match map.get(&e.index) {
+                    Some(w) => {
+                        targets.insert(e.index.as_str(), w.clone());
+                    }
+                    None => return Err(SinkError::new(format!(
+                        "index '{}' does not exist (define it in etc/system/local/indexes.conf)",
+                        e.index
+                    ))),
+                }
+            }
         }
-        let single = batch
-            .first()
-            .map(|f| batch.iter().all(|e| e.index == f.index))
-            .unwrap_or(true);
-        if single {
-            if let Some(first) = batch.first() {
-                let writer = &self.writers[&first.index];
-                writer.append_to(self.lane, batch).map_err(SinkError::new)?;
+        let targets: HashMap<String, Arc<IndexWriter>> = targets
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        if targets.len() <= 1 {
+            if let Some(w) = targets.into_values().next() {
+                w.append_to(self.lane, batch).map_err(SinkError::new)?;
             }
             return Ok(());
         }
@@ -58,7 +78,7 @@ impl Sink for StoreSink {
         }
         for (index, events) in self.groups.iter_mut() {
             if !events.is_empty() {
-                self.writers[index]
+                targets[index]
                     .append_to(self.lane, std::mem::take(events))
                     .map_err(SinkError::new)?;
             }

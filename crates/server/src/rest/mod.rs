@@ -8,6 +8,7 @@
 //! (`exec_mode=normal|blocking`) are not served yet and say so.
 
 pub mod atom;
+pub mod indexes;
 pub mod inputs;
 pub mod jobs;
 pub mod output;
@@ -267,6 +268,18 @@ pub fn router(state: RestState) -> Router {
             .route(
                 &format!("{prefix}/authentication/users/"),
                 get(users::collection).post(users::collection),
+            )
+            .route(
+                &format!("{prefix}/data/indexes"),
+                get(indexes::collection).post(indexes::collection),
+            )
+            .route(
+                &format!("{prefix}/data/indexes/"),
+                get(indexes::collection).post(indexes::collection),
+            )
+            .route(
+                &format!("{prefix}/data/indexes/{{name}}"),
+                get(indexes::one),
             )
             .route(&format!("{prefix}/authorization/roles"), get(users::roles))
             .route(&format!("{prefix}/authorization/roles/"), get(users::roles))
