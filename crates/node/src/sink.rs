@@ -56,10 +56,12 @@ impl Sink for StoreSink {
                     Some(w) => {
                         targets.insert(e.index.as_str(), w.clone());
                     }
-                    None => return Err(SinkError::new(format!(
+                    None => {
+                        return Err(SinkError::new(format!(
                         "index '{}' does not exist (define it in etc/system/local/indexes.conf)",
                         e.index
-                    ))),
+                    )))
+                    }
                 }
             }
         }

@@ -79,7 +79,18 @@ async fn every_route_needs_credentials_and_low_privilege_is_refused() {
     let state = AppState::new(node, home.index_root());
     let mut rest = RestState::new(state.clone(), 8089);
     rest.local_secret = Some("local-secret".into());
-    let app = lode_server::api(state, rest);
+    let app = lode_server::api(state, rest.clone());
+
+    // Per-user search quotas: a `user` runs 3 searches at once, the 4th is refused (503).
+    let ann_session = lode_server::rest::Session::new("ann", vec!["user".into()]);
+    let held: Vec<_> = (0..3)
+        .map(|_| rest.quota_slot(&ann_session).unwrap())
+        .collect();
+    let refused = rest.quota_slot(&ann_session).err().expect("quota reached");
+    let resp = axum::response::IntoResponse::into_response(refused);
+    assert_eq!(resp.status(), StatusCode::SERVICE_UNAVAILABLE);
+    drop(held);
+    assert!(rest.quota_slot(&ann_session).is_ok());
 
     assert_eq!(
         call(&app, "GET", "/lode/health", None, "").await.0,

@@ -49,6 +49,17 @@ pub struct Session {
     used: Instant,
 }
 
+impl Session {
+    /// A session of `user` with `roles` (as login makes it).
+    pub fn new(user: &str, roles: Vec<String>) -> Session {
+        Session {
+            user: user.to_string(),
+            roles,
+            used: Instant::now(),
+        }
+    }
+}
+
 /// Session keys → sessions.
 #[derive(Default)]
 pub struct Sessions(Mutex<HashMap<String, Session>>);
@@ -105,6 +116,64 @@ pub struct RestState {
     /// The secret local clients present as `Authorization: Lode <secret>` (published in the
     /// home's `var/run/lode/server.json`, mode 0600).
     pub local_secret: Option<String>,
+    /// Searches running per user.
+    pub running: Arc<Mutex<HashMap<String, usize>>>,
+}
+
+/// Searches a user may run at once, by their most generous role (Splunk's `srchJobsQuota`
+/// defaults: admin 50, power 10, user 3).
+pub fn search_quota(roles: &[String]) -> usize {
+    roles
+        .iter()
+        .map(|r| match r.as_str() {
+            "admin" => 50,
+            "power" => 10,
+            _ => 3,
+        })
+        .max()
+        .unwrap_or(3)
+}
+
+/// One running search of a user; counted until dropped.
+pub struct QuotaSlot {
+    running: Arc<Mutex<HashMap<String, usize>>>,
+    user: String,
+}
+
+impl Drop for QuotaSlot {
+    fn drop(&mut self) {
+        let mut m = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = m.get_mut(&self.user) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                m.remove(&self.user);
+            }
+        }
+    }
+}
+
+impl RestState {
+    /// A search slot of `s`'s quota, or 503 when they run as many as their roles allow.
+    pub fn quota_slot(&self, s: &Session) -> Result<QuotaSlot, Fail> {
+        let quota = search_quota(&s.roles);
+        let mut m = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        let n = m.entry(s.user.clone()).or_insert(0);
+        if *n >= quota {
+            return Err(fail(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "ERROR",
+                &format!(
+                    "The maximum number of concurrent searches for user={} ({quota}, by role) has been reached",
+                    s.user
+                ),
+            ));
+        }
+        *n += 1;
+        Ok(QuotaSlot {
+            running: self.running.clone(),
+            user: s.user.clone(),
+        })
+    }
 }
 
 impl RestState {
@@ -118,6 +187,7 @@ impl RestState {
             port,
             jobs: Arc::new(jobs::Jobs::new(dispatch)),
             local_secret: None,
+            running: Arc::default(),
         }
     }
 }
@@ -551,18 +621,15 @@ async fn create_job(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    if let Err(r) = authenticate(&st, &headers) {
-        return r.into_response();
-    }
+    let session = match authenticate(&st, &headers) {
+        Ok(s) => s,
+        Err(r) => return r.into_response(),
+    };
     let p = params(q.as_deref(), &body);
     match param(&p, "exec_mode").unwrap_or("normal") {
         "oneshot" => {}
         mode @ ("normal" | "blocking") => {
-            let user = match authenticate(&st, &headers) {
-                Ok(s) => s.user,
-                Err(r) => return r.into_response(),
-            };
-            return start_job(&st, &p, &user, mode == "blocking")
+            return start_job(&st, &p, &session, mode == "blocking")
                 .await
                 .unwrap_or_else(IntoResponse::into_response);
         }
@@ -590,6 +657,10 @@ async fn create_job(
     let req = match search_request(&p) {
         Ok(r) => r,
         Err(r) => return r.into_response(),
+    };
+    let _slot = match st.quota_slot(&session) {
+        Ok(s) => s,
+        Err(f) => return f.into_response(),
     };
     let rows = Arc::new(Mutex::new(Vec::new()));
     let sink = rows.clone();
@@ -622,9 +693,10 @@ async fn export(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    if let Err(r) = authenticate(&st, &headers) {
-        return r.into_response();
-    }
+    let session = match authenticate(&st, &headers) {
+        Ok(s) => s,
+        Err(r) => return r.into_response(),
+    };
     let p = params(q.as_deref(), &body);
     if param(&p, "exec_mode").is_some() {
         return error(
@@ -640,6 +712,10 @@ async fn export(
     let req = match search_request(&p) {
         Ok(r) => r,
         Err(r) => return r.into_response(),
+    };
+    let slot = match st.quota_slot(&session) {
+        Ok(s) => s,
+        Err(f) => return f.into_response(),
     };
     if mode == Mode::Xml {
         let rows = Arc::new(Mutex::new(Vec::new()));
@@ -662,6 +738,7 @@ async fn export(
     let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(16);
     let st2 = st.clone();
     tokio::spawn(async move {
+        let _slot = slot;
         // Rows go out one behind, so that the last can carry "lastrow".
         let held: Arc<Mutex<Option<(usize, Fields)>>> = Arc::default();
         let names: Arc<Mutex<Option<Vec<String>>>> = Arc::default();
@@ -749,10 +826,12 @@ fn export_line(
 async fn start_job(
     st: &RestState,
     p: &[(String, String)],
-    user: &str,
+    session: &Session,
     blocking: bool,
 ) -> Result<Response, Fail> {
+    let user = session.user.as_str();
     let req = search_request(p)?;
+    let slot = st.quota_slot(session)?;
     let num = |k: &str| -> Result<Option<u64>, Fail> {
         param(p, k)
             .map(|v| {
@@ -774,6 +853,7 @@ async fn start_job(
     let app = st.app.clone();
     let j = job.clone();
     let handle = tokio::spawn(async move {
+        let _slot = slot;
         match app.limits.acquire().await {
             Ok(permit) => {
                 let _ = tokio::task::spawn_blocking(move || {
