@@ -118,7 +118,12 @@ pub struct RestState {
     pub local_secret: Option<String>,
     /// Searches running per user.
     pub running: Arc<Mutex<HashMap<String, usize>>>,
+    /// Recent failed logins per user name: count and time of the last.
+    pub failures: Arc<Mutex<HashMap<String, (u32, Instant)>>>,
 }
+
+/// How long failed logins count towards the slowdown.
+const FAILURE_MEMORY: Duration = Duration::from_secs(300);
 
 /// Searches a user may run at once, by their most generous role (Splunk's `srchJobsQuota`
 /// defaults: admin 50, power 10, user 3).
@@ -188,6 +193,7 @@ impl RestState {
             jobs: Arc::new(jobs::Jobs::new(dispatch)),
             local_secret: None,
             running: Arc::default(),
+            failures: Arc::default(),
         }
     }
 }
@@ -403,6 +409,20 @@ async fn login(State(st): State<RestState>, RawQuery(q): RawQuery, body: Bytes) 
         param(&p, "password").unwrap_or_default().to_string(),
     );
     let home = st.app.node.home().clone();
+    let name = user.clone();
+    // Each recent failure for this name doubles the wait before the next answer (0.5 s, 1 s, …
+    // up to 16 s): guessing passwords is slow.
+    let failures = st
+        .failures
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&name)
+        .copied();
+    if let Some((n, at)) = failures {
+        if at.elapsed() < FAILURE_MEMORY && n > 1 {
+            tokio::time::sleep(Duration::from_millis(250 << n.min(6))).await;
+        }
+    }
     // Password hashing is slow by design: off the reactor.
     let found = tokio::task::spawn_blocking(move || {
         Users::load(&home).ok().and_then(|u| {
@@ -414,11 +434,22 @@ async fn login(State(st): State<RestState>, RawQuery(q): RawQuery, body: Bytes) 
     .ok()
     .flatten();
     let Some((user, roles)) = found else {
-        tracing::warn!("failed REST login");
-        // A failed attempt costs the caller a moment: guessing is slow.
+        tracing::warn!(user = %name, "failed REST login");
+        {
+            let mut f = st.failures.lock().unwrap_or_else(|p| p.into_inner());
+            if f.len() > 100_000 {
+                f.retain(|_, (_, at)| at.elapsed() < FAILURE_MEMORY);
+            }
+            let e = f.entry(name).or_insert((0, Instant::now()));
+            *e = (e.0 + 1, Instant::now());
+        }
         tokio::time::sleep(Duration::from_millis(500)).await;
         return error(StatusCode::UNAUTHORIZED, "WARN", "Login failed");
     };
+    st.failures
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .remove(&user);
     let key = st.sessions.create(&user, roles);
     let mut resp = if param(&p, "output_mode") == Some("json") {
         (
