@@ -109,6 +109,12 @@ def test_normal_job_poll_page_and_cancel(lode):
     assert seen == list(range(SAMPLE_EVENTS))
     preview = [r for r in results.JSONResultsReader(job.preview(output_mode="json", count=0)) if isinstance(r, dict)]
     assert len(preview) == SAMPLE_EVENTS
+    import xml.etree.ElementTree as ET
+    summary = ET.fromstring(job.summary().read())
+    users = [f for f in summary.findall("field") if f.get("k") == "user"]
+    assert users and users[0].get("dc") == "5"
+    timeline = ET.fromstring(job.timeline().read())
+    assert sum(int(b.get("c")) for b in timeline.findall("bucket")) == SAMPLE_EVENTS
     sid = job.sid
     assert sid in service.jobs
     assert service.job(sid)["sid"] == sid

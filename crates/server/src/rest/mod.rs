@@ -12,6 +12,7 @@ pub mod indexes;
 pub mod inputs;
 pub mod jobs;
 pub mod output;
+pub mod summary;
 pub mod users;
 
 use std::collections::HashMap;
@@ -1285,6 +1286,24 @@ async fn job_rows(
         // The events of a transforming search are not kept (statusBuckets is 0).
         "events" if prog.transforming => Vec::new(),
         "events" => j.rows(offset, count),
+        "summary" | "timeline" => {
+            let rows = j.rows(0, MAX_RESULT_ROWS);
+            let json = mode == Mode::Json;
+            let body = if part == "summary" {
+                let top = param(&p, "top_count")
+                    .and_then(|t| t.parse().ok())
+                    .unwrap_or(10usize);
+                summary::summary(&rows, top, json)
+            } else {
+                summary::timeline(&rows, json)
+            };
+            let ct = if json {
+                "application/json"
+            } else {
+                "text/xml; charset=UTF-8"
+            };
+            return ([(header::CONTENT_TYPE, ct)], body).into_response();
+        }
         "search.log" => {
             let text = format!(
                 "search: {}\ndispatchState: {}\nrunDuration: {:.3}\n",
