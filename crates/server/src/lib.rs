@@ -26,7 +26,8 @@ use axum::Router;
 
 /// Largest ingest request body, in bytes.
 pub const MAX_INGEST_BODY: usize = 1 << 30;
-/// Longest a search request may run before the server gives up on it.
+/// Longest any API request may take to produce its response headers (a search's streamed rows
+/// may take longer), before the server answers 408.
 pub const SEARCH_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// What every handler can reach.
@@ -70,6 +71,11 @@ pub fn api(state: AppState, rest: rest::RestState) -> Router {
             rest::require_auth,
         ))
         .merge(rest::router(rest))
+        // A request that has not produced its response headers by then gets 408.
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            axum::http::StatusCode::REQUEST_TIMEOUT,
+            SEARCH_TIMEOUT,
+        ))
 }
 
 /// Serves `app` on `listener` until `shutdown` resolves, then drains in-flight requests.

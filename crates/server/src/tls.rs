@@ -70,7 +70,9 @@ fn generate(cert: &Path, key: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// A rustls server configuration from PEM files (HTTP/1.1 and HTTP/2 by ALPN).
+/// A rustls server configuration from PEM files. ALPN offers HTTP/1.1 only, as splunkd does:
+/// over HTTP/2 an answer sent before the request body was read (a refused HEC token, say)
+/// resets the stream, which clients such as curl report as a transport error.
 pub fn server_config(cert: &Path, key: &Path) -> Result<Arc<rustls::ServerConfig>, String> {
     let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert)
         .and_then(|it| it.collect::<Result<_, _>>())
@@ -87,7 +89,7 @@ pub fn server_config(cert: &Path, key: &Path) -> Result<Arc<rustls::ServerConfig
         .with_no_client_auth()
         .with_single_cert(certs, key)
         .map_err(|e| format!("the certificate and key do not fit: {e}"))?;
-    cfg.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    cfg.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(Arc::new(cfg))
 }
 

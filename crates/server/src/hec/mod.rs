@@ -33,6 +33,8 @@ use reply::{Code, Reply};
 
 /// Most request-body bytes being parsed and written at once.
 pub const IN_FLIGHT_BYTES: usize = 64 * 1024 * 1024;
+/// Longest a collector request may take (reading the body included).
+pub const HEC_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
 /// How often the token file's modification time is checked.
 const RELOAD_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
@@ -137,6 +139,11 @@ pub fn router(state: HecState) -> Router {
         .route("/services/collector/health/1.0", get(health))
         .fallback(not_found)
         .with_state(state)
+        // A sender that stalls mid-body is cut off (408) instead of holding a connection.
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            HEC_TIMEOUT,
+        ))
 }
 
 async fn not_found() -> Reply {
