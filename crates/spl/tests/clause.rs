@@ -39,3 +39,15 @@ fn unclosed_comment_is_an_error() {
     assert!(e.message.contains("Unclosed comment"), "{}", e.message);
     assert_eq!(&q[e.span.start..e.span.end], "```");
 }
+
+#[test]
+fn case_and_term_directives_round_trip() {
+    for q in [
+        "CASE(Error) host=web*",
+        r#"CASE("Disk Full") OR TERM(10.0.0.1)"#,
+        "NOT CASE(ERR*)",
+    ] {
+        round_trip(q);
+    }
+    assert_eq!(round_trip("case(Error)"), "CASE(Error)");
+}

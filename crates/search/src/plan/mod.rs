@@ -137,6 +137,7 @@ mod tests {
             text: s.into(),
             quoted: false,
             whole: false,
+            case: false,
         })
     }
 

@@ -117,6 +117,7 @@ mod tests {
                 text: "x".into(),
                 quoted: false,
                 whole: false,
+                case: false,
             }),
             tb(TimeBound::Earliest, "1000"),
         ]);
