@@ -96,6 +96,8 @@ const ATOMS: &[&str] = &[
     "index=*",
     "earliest=1600000100",
     "latest=1600000400",
+    "_index_earliest=1600000100",
+    "_index_latest=1600000400",
     "\"[core]\"",
     "foo;bar",
     "bar;baz",

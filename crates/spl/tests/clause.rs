@@ -49,5 +49,11 @@ fn case_and_term_directives_round_trip() {
     ] {
         round_trip(q);
     }
-    assert_eq!(round_trip("case(Error)"), "CASE(Error)");
+    assert_eq!(round_trip("case(Error)"), "search CASE(Error)");
+}
+
+#[test]
+fn index_time_bounds_round_trip() {
+    round_trip("_index_earliest=-7d@w1 _index_latest=@mon+1h error");
+    round_trip(r#"_index_latest="11/14/2023:22:20:00""#);
 }
