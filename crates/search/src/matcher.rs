@@ -5,6 +5,8 @@
 //! * A quoted phrase, or a bare term containing major breakers, matches as a case-insensitive
 //!   substring of `_raw` (with `*` wildcards for unquoted terms).
 //! * `TERM(x)` matches iff `x` is exactly one token.
+//! * `CASE(x)` matches as `x` does and, in addition, `x` occurs in `_raw` with its case as
+//!   written (bounded by breakers; with wildcards, anywhere).
 //! * `field=v`/`field!=v` compare case-insensitively with `*` wildcards (`field=*` = exists);
 //!   `< <= > >=` compare numerically when both sides are numbers, else as strings. Every
 //!   comparison needs the field, so `NOT f=x` holds for rows lacking `f` and `f!=x` does not.
@@ -13,7 +15,7 @@
 
 use crate::row::Row;
 use crate::value::{parse_num, Value};
-use lode_event::token::{is_major, Tokenizer};
+use lode_event::token::{is_major, is_minor, Tokenizer};
 use lode_spl::ast::{CmpOp, SearchExpr, Term};
 use std::cell::RefCell;
 
@@ -82,6 +84,9 @@ fn term(t: &Term, row: &mut Row, toks: &mut Tokens) -> bool {
         _ => "",
     };
     let text = t.text.as_bytes();
+    if t.quoted && t.case {
+        return raw.contains(t.text.as_str());
+    }
     if t.quoted {
         return contains_ci(raw.as_bytes(), text);
     }
@@ -91,7 +96,7 @@ fn term(t: &Term, row: &mut Row, toks: &mut Tokens) -> bool {
         pat.push(b'*');
         pat.extend_from_slice(text);
         pat.push(b'*');
-        return wildcard_match(&pat, raw.as_bytes(), true);
+        return wildcard_match(&pat, raw.as_bytes(), !t.case);
     }
     if !text.is_empty() && text.iter().all(|&b| b == b'*') {
         return true;
@@ -100,12 +105,31 @@ fn term(t: &Term, row: &mut Row, toks: &mut Tokens) -> bool {
         toks.build(raw);
     }
     let wild = text.contains(&b'*');
-    toks.any(|tok| {
+    let found = toks.any(|tok| {
         if wild {
             wildcard_match(text, tok, true)
         } else {
             tok.eq_ignore_ascii_case(text)
         }
+    });
+    found && (!t.case || case_occurs(raw.as_bytes(), text, wild))
+}
+
+/// For `CASE(x)` once `x` matched a token ignoring case: whether `raw` holds `x` with its case as
+/// written, bounded by breakers (or, with wildcards, anywhere in the text).
+fn case_occurs(raw: &[u8], text: &[u8], wild: bool) -> bool {
+    if wild {
+        let mut pat = Vec::with_capacity(text.len() + 2);
+        pat.push(b'*');
+        pat.extend_from_slice(text);
+        pat.push(b'*');
+        return wildcard_match(&pat, raw, false);
+    }
+    let breaker = |b: Option<&u8>| b.is_none_or(|&b| is_major(b) || is_minor(b));
+    (0..raw.len().saturating_sub(text.len()) + 1).any(|i| {
+        raw[i..].starts_with(text)
+            && breaker(i.checked_sub(1).and_then(|j| raw.get(j)))
+            && breaker(raw.get(i + text.len()))
     })
 }
 
@@ -206,6 +230,7 @@ mod tests {
             text: text.into(),
             quoted: false,
             whole: false,
+            case: false,
         })
     }
 
@@ -214,6 +239,7 @@ mod tests {
             text: text.into(),
             quoted: true,
             whole: false,
+            case: false,
         })
     }
 
@@ -222,7 +248,33 @@ mod tests {
             text: text.into(),
             quoted: false,
             whole: true,
+            case: false,
         })
+    }
+
+    fn case(text: &str, quoted: bool) -> SearchExpr {
+        SearchExpr::Term(Term {
+            text: text.into(),
+            quoted,
+            whole: false,
+            case: true,
+        })
+    }
+
+    #[test]
+    fn case_terms_keep_their_case() {
+        let mut r = row("ERROR Disk Full on /dev/sda1", &[]);
+        assert!(matches(&case("ERROR", false), &mut r));
+        assert!(!matches(&case("error", false), &mut r));
+        assert!(matches(&case("ERR*", false), &mut r));
+        assert!(!matches(&case("err*", false), &mut r));
+        assert!(matches(&case("Disk Full", true), &mut r));
+        assert!(!matches(&case("disk full", true), &mut r));
+        assert!(matches(&case("/dev/sda1", false), &mut r));
+        assert!(!matches(&case("/DEV/sda1", false), &mut r));
+        assert!(matches(&term("error"), &mut r));
+        let mut r = row("ERROR xerror", &[]);
+        assert!(!matches(&case("error", false), &mut r));
     }
 
     fn cmp(field: &str, op: CmpOp, value: &str) -> SearchExpr {

@@ -255,6 +255,8 @@ pub struct Term {
     pub quoted: bool,
     /// `TERM(x)`: `x` must be one whole indexed term (bounded by major breakers).
     pub whole: bool,
+    /// `CASE(x)`: the term matches with its case as written (never together with `whole`).
+    pub case: bool,
 }
 
 /// Comparison operators of the search clause and of `where`/`eval`.

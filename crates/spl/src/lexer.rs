@@ -89,14 +89,7 @@ pub(crate) struct Token {
 /// Cuts the token starting at or after byte `pos` of `src` (skipping whitespace).
 pub(crate) fn lex(src: &str, pos: usize, mode: Mode) -> Result<Token, ParseError> {
     let bytes = src.as_bytes();
-    let mut i = pos;
-    while i < src.len() {
-        let c = src[i..].chars().next().unwrap_or(' ');
-        if !c.is_whitespace() {
-            break;
-        }
-        i += c.len_utf8();
-    }
+    let i = skip_blank(src, pos)?;
     let at = |kind, len: usize| {
         Ok(Token {
             kind,
@@ -144,6 +137,7 @@ pub(crate) fn lex(src: &str, pos: usize, mode: Mode) -> Result<Token, ParseError
         let c = src[end..].chars().next().unwrap_or(' ');
         let stop = c.is_whitespace()
             || matches!(c, '(' | ')' | '"' | '|' | '=')
+            || src[end..].starts_with(COMMENT)
             || (mode == Mode::Args && c == ',')
             || (mode == Mode::Search
                 && (matches!(c, '<' | '>') || (c == '!' && bytes.get(end + 1) == Some(&b'='))));
@@ -154,6 +148,36 @@ pub(crate) fn lex(src: &str, pos: usize, mode: Mode) -> Result<Token, ParseError
     }
     Ok(tok(Tok::Word, i, end))
 }
+
+/// Past whitespace and ```` ```comments``` ```` starting at `pos`; an unclosed comment is an
+/// error naming where it opens.
+fn skip_blank(src: &str, pos: usize) -> Result<usize, ParseError> {
+    let mut i = pos;
+    while i < src.len() {
+        if src[i..].starts_with(COMMENT) {
+            let body = i + COMMENT.len();
+            match src[body..].find(COMMENT) {
+                Some(k) => i = body + k + COMMENT.len(),
+                None => {
+                    return Err(ParseError::new(
+                        "Unclosed comment: add ``` after it.",
+                        span(i, body),
+                    ))
+                }
+            }
+            continue;
+        }
+        let c = src[i..].chars().next().unwrap_or(' ');
+        if !c.is_whitespace() {
+            break;
+        }
+        i += c.len_utf8();
+    }
+    Ok(i)
+}
+
+/// Opens and closes a comment, which may stand anywhere whitespace may.
+const COMMENT: &str = "```";
 
 fn tok(kind: Tok, start: usize, end: usize) -> Token {
     Token {
@@ -397,6 +421,32 @@ mod tests {
         assert_eq!(e.span, span(1, 2));
         let e = lex("[search x]", 0, Mode::Search).unwrap_err();
         assert!(e.message.contains("Subsearch"));
+    }
+
+    #[test]
+    fn comments_are_blank_in_every_mode() {
+        let words: Vec<&str> = all("a```x | y```b ``` c ``` d```e```", Mode::Search)
+            .iter()
+            .map(|t| t.1)
+            .collect();
+        assert_eq!(words, ["a", "b", "d"]);
+        let words: Vec<&str> = all("a,```,```b", Mode::Args).iter().map(|t| t.1).collect();
+        assert_eq!(words, ["a", ",", "b"]);
+        let kinds: Vec<Tok> = all("x```*```+1", Mode::Expr)
+            .into_iter()
+            .map(|t| t.0)
+            .collect();
+        assert_eq!(kinds, [Tok::Word, Tok::Op(Op::Plus), Tok::Num(1.0)]);
+        assert_eq!(
+            lex("\"a```b```\"", 0, Mode::Search).unwrap().kind,
+            Tok::Str("a```b```".into())
+        );
+        let e = lex("a ```open", 1, Mode::Search).unwrap_err();
+        assert_eq!(
+            (e.message.contains("Unclosed comment"), e.span),
+            (true, span(2, 5))
+        );
+        assert!(!is_word("a```b", Mode::Search));
     }
 
     #[test]

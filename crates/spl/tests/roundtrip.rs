@@ -44,20 +44,21 @@ fn search_expr() -> impl Strategy<Value = SearchExpr> {
         word().prop_map(|text| SearchExpr::Term(Term {
             text,
             quoted: false,
-            whole: false
+            whole: false,
+            case: false
         })),
         text().prop_map(|text| SearchExpr::Term(Term {
             text,
             quoted: true,
-            whole: false
+            whole: false,
+            case: false
         })),
-        value
-            .clone()
-            .prop_map(|(text, quoted)| SearchExpr::Term(Term {
-                text,
-                quoted,
-                whole: true
-            })),
+        (value.clone(), any::<bool>()).prop_map(|((text, quoted), case)| SearchExpr::Term(Term {
+            text,
+            quoted,
+            whole: !case,
+            case
+        })),
         ("[a-z_][a-z0-9_.:{}@-]{0,6}", cmp_op(), value)
             .prop_filter("time bounds are their own node", |(f, _, _)| f
                 != "earliest"

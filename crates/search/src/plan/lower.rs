@@ -134,6 +134,18 @@ fn rule_not(inner: Lowered) -> Lowered {
 
 /// Dispatches a bare word, `TERM(x)` or quoted phrase to its rule.
 fn rule_term(t: &Term) -> Lowered {
+    if t.case {
+        // Rule CASE: the index holds lowercased terms, so it answers the term ignoring case (a
+        // superset); the matcher then checks the case.
+        let ci = Term {
+            case: false,
+            ..t.clone()
+        };
+        return Lowered {
+            exact: false,
+            ..rule_term(&ci)
+        };
+    }
     if t.quoted {
         return rule_phrase(&t.text);
     }

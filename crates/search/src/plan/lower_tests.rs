@@ -12,6 +12,7 @@ fn word(s: &str) -> SearchExpr {
         text: s.into(),
         quoted: false,
         whole: false,
+        case: false,
     })
 }
 
@@ -20,6 +21,7 @@ fn phrase(s: &str) -> SearchExpr {
         text: s.into(),
         quoted: true,
         whole: false,
+        case: false,
     })
 }
 
@@ -81,6 +83,7 @@ fn whole_term_is_an_exact_term() {
         text: "10.0.0.1".into(),
         quoted: false,
         whole: true,
+        case: false,
     });
     assert_eq!(
         low(&e),
@@ -294,4 +297,21 @@ fn required_terms_are_top_level_and_terms() {
     let mut out = Vec::new();
     required_terms(&q, &mut out);
     assert_eq!(out, vec![b"a".to_vec(), b"e".to_vec()]);
+}
+
+#[test]
+fn case_term_is_the_lowercased_term_and_not_exact() {
+    let e = SearchExpr::Term(Term {
+        text: "ERROR".into(),
+        quoted: false,
+        whole: false,
+        case: true,
+    });
+    assert_eq!(
+        low(&e),
+        Lowered {
+            query: t("error"),
+            exact: false
+        }
+    );
 }

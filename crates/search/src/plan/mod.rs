@@ -88,6 +88,7 @@ pub fn plan(
         opts.now,
         opts.tz,
     )?;
+    let clause = time::resolve_index_bounds(clause, opts.now, opts.tz)?;
     let indexes = index::select(&index::index_groups(clause.as_ref()), available);
     let (query, exact) = if opts.force_scan {
         (TermQuery::All, false)
@@ -137,6 +138,7 @@ mod tests {
             text: s.into(),
             quoted: false,
             whole: false,
+            case: false,
         })
     }
 

@@ -2,7 +2,7 @@
 //! written in the search clause's top-level AND. `earliest` is inclusive, `latest` exclusive.
 
 use lode_event::Micros;
-use lode_spl::ast::{SearchExpr, TimeBound};
+use lode_spl::ast::{CmpOp, SearchExpr, TimeBound};
 use lode_time::Zone;
 
 use super::conjuncts;
@@ -89,6 +89,49 @@ fn resolve_one(
         .map_err(|e| SearchError::User(format!("invalid {which} time '{text}': {e}")))
 }
 
+/// Rewrites `_index_earliest=<t>` and `_index_latest=<t>` anywhere in `clause` into
+/// `_indextime>=<secs>` and `_indextime<<secs>` (whole seconds, as `_indextime` is), resolving the
+/// modifier like `earliest=`. Iterative: no recursion on user input.
+pub fn resolve_index_bounds(
+    mut clause: Option<SearchExpr>,
+    now: Micros,
+    tz: Zone,
+) -> Result<Option<SearchExpr>, SearchError> {
+    let mut stack: Vec<&mut SearchExpr> = clause.iter_mut().collect();
+    while let Some(e) = stack.pop() {
+        match e {
+            SearchExpr::And(items) | SearchExpr::Or(items) => stack.extend(items.iter_mut()),
+            SearchExpr::Not(inner) => stack.push(inner),
+            SearchExpr::Compare {
+                field,
+                op,
+                value,
+                quoted,
+            } if field == "_index_earliest" || field == "_index_latest" => {
+                if *op != CmpOp::Eq {
+                    return Err(SearchError::User(format!(
+                        "'{field}' only takes '=' (as in {field}=-24h)"
+                    )));
+                }
+                let t = resolve_one(field, Some(value), now, tz)?.unwrap_or(0);
+                // `_indextime` is whole seconds: t >= e ⟺ t >= ceil(e), t < l ⟺ t < ceil(l).
+                let secs =
+                    t.div_euclid(MICROS_PER_SEC) + i64::from(t.rem_euclid(MICROS_PER_SEC) != 0);
+                *op = if field == "_index_earliest" {
+                    CmpOp::Ge
+                } else {
+                    CmpOp::Lt
+                };
+                *field = "_indextime".to_string();
+                *value = secs.to_string();
+                *quoted = false;
+            }
+            _ => {}
+        }
+    }
+    Ok(clause)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,6 +144,33 @@ mod tests {
             bound,
             value: value.into(),
         }
+    }
+
+    #[test]
+    fn index_bounds_become_indextime_comparisons() {
+        let cmp = |field: &str, op, value: &str| SearchExpr::Compare {
+            field: field.into(),
+            op,
+            value: value.into(),
+            quoted: false,
+        };
+        let clause = SearchExpr::And(vec![
+            cmp("_index_earliest", CmpOp::Eq, "-1h@h"),
+            SearchExpr::Not(Box::new(cmp("_index_latest", CmpOp::Eq, "1700000000.5"))),
+            cmp("x", CmpOp::Eq, "1"),
+        ]);
+        let got = resolve_index_bounds(Some(clause), NOW + 90 * MICROS_PER_SEC, Zone::Utc).unwrap();
+        let want = SearchExpr::And(vec![
+            cmp("_indextime", CmpOp::Ge, "1699995600"),
+            SearchExpr::Not(Box::new(cmp("_indextime", CmpOp::Lt, "1700000001"))),
+            cmp("x", CmpOp::Eq, "1"),
+        ]);
+        assert_eq!(got, Some(want));
+        let bad =
+            resolve_index_bounds(Some(cmp("_index_latest", CmpOp::Eq, "-1x")), NOW, Zone::Utc);
+        assert!(matches!(bad, Err(SearchError::User(m)) if m.contains("_index_latest")));
+        let bad = resolve_index_bounds(Some(cmp("_index_latest", CmpOp::Gt, "0")), NOW, Zone::Utc);
+        assert!(matches!(bad, Err(SearchError::User(m)) if m.contains("only takes")));
     }
 
     #[test]
@@ -117,6 +187,7 @@ mod tests {
                 text: "x".into(),
                 quoted: false,
                 whole: false,
+                case: false,
             }),
             tb(TimeBound::Earliest, "1000"),
         ]);

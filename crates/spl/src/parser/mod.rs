@@ -343,6 +343,7 @@ pub(crate) mod tests {
             text: t.into(),
             quoted: false,
             whole: false,
+            case: false,
         })
     }
 

@@ -32,6 +32,7 @@ impl Parser<'_> {
                 ref text,
                 quoted: false,
                 whole: false,
+                case: false,
             }) if text == "*" => None,
             e => Some(e),
         })
@@ -141,6 +142,7 @@ impl Parser<'_> {
                 text,
                 quoted: true,
                 whole: false,
+                case: false,
             })),
             Tok::Word => self.search_word(t),
             Tok::Op(_) => Err(ParseError::new(
@@ -163,10 +165,10 @@ impl Parser<'_> {
         let next = self.peek(M)?;
         if next.kind == Tok::LParen && next.span.start == t.span.end {
             if text.eq_ignore_ascii_case("TERM") {
-                return self.whole_term(next);
+                return self.directive_term(next, "TERM");
             }
             if text.eq_ignore_ascii_case("CASE") {
-                return Err(ParseError::new("CASE() is not supported.", t.span));
+                return self.directive_term(next, "CASE");
             }
         }
         if let Tok::Op(op) = next.kind {
@@ -184,11 +186,12 @@ impl Parser<'_> {
             text: text.to_string(),
             quoted: false,
             whole: false,
+            case: false,
         }))
     }
 
-    /// `TERM(x)` after the word `TERM`; `open` is the `(`.
-    fn whole_term(&mut self, open: Token) -> Result<SearchExpr> {
+    /// `TERM(x)` or `CASE(x)` after the word `name`; `open` is the `(`.
+    fn directive_term(&mut self, open: Token, name: &str) -> Result<SearchExpr> {
         self.pos = open.span.end;
         let inner = self.bump(M)?;
         let (text, quoted) = match inner.kind {
@@ -196,7 +199,7 @@ impl Parser<'_> {
             Tok::Str(s) => (s, true),
             _ => {
                 return Err(ParseError::new(
-                    "Expected a term inside TERM().",
+                    format!("Expected a term inside {name}()."),
                     inner.span,
                 ))
             }
@@ -207,7 +210,8 @@ impl Parser<'_> {
         Ok(SearchExpr::Term(Term {
             text,
             quoted,
-            whole: true,
+            whole: name == "TERM",
+            case: name == "CASE",
         }))
     }
 
@@ -382,7 +386,8 @@ mod tests {
                 S::Term(Term {
                     text: "disk \"full\"".into(),
                     quoted: true,
-                    whole: false
+                    whole: false,
+                    case: false
                 }),
             ])
         );
@@ -391,8 +396,26 @@ mod tests {
             S::Term(Term {
                 text: "10.0.0.1".into(),
                 quoted: false,
-                whole: true
+                whole: true,
+                case: false
             })
+        );
+        assert_eq!(
+            clause(r#"CASE(Error) CASE("Disk Full")"#),
+            S::And(vec![
+                S::Term(Term {
+                    text: "Error".into(),
+                    quoted: false,
+                    whole: false,
+                    case: true
+                }),
+                S::Term(Term {
+                    text: "Disk Full".into(),
+                    quoted: true,
+                    whole: false,
+                    case: true
+                }),
+            ])
         );
         // Not adjacent: an ordinary term followed by a group.
         assert_eq!(clause("TERM (x)"), S::And(vec![term("TERM"), term("x")]));
@@ -492,6 +515,7 @@ mod tests {
         assert_eq!(e("a/b=c"), ("Invalid field name 'a/b'.".into(), "a/b"));
         assert_eq!(e("earliest>1").1, ">");
         assert_eq!(e("TERM(a"), ("Unbalanced parentheses.".into(), "("));
+        assert_eq!(e("CASE()"), ("Expected a term inside CASE().".into(), ")"));
         assert_eq!(e("a [search b]").1, "[");
         assert_eq!(e("x IN (a"), ("Unbalanced parentheses.".into(), "("));
     }

@@ -45,8 +45,15 @@ pub(super) fn search(out: &mut String, e: &SearchExpr, ctx: Ctx) {
             search(out, inner, Ctx::Not);
         }
         SearchExpr::Term(t) => {
-            if t.whole {
-                out.push_str("TERM(");
+            let directive = if t.whole {
+                Some("TERM(")
+            } else if t.case {
+                Some("CASE(")
+            } else {
+                None
+            };
+            if let Some(d) = directive {
+                out.push_str(d);
             }
             let bare = !t.quoted
                 && is_word(&t.text, Mode::Search)
@@ -56,7 +63,7 @@ pub(super) fn search(out: &mut String, e: &SearchExpr, ctx: Ctx) {
             } else {
                 push_quoted(out, &t.text, '"');
             }
-            if t.whole {
+            if directive.is_some() {
                 out.push(')');
             }
         }
