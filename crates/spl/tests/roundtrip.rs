@@ -264,6 +264,25 @@ fn command() -> impl Strategy<Value = Command> {
         }),
         (vec(agg(), 1..4), vec(name(), 0..3))
             .prop_map(|(aggs, by)| Command::Stats(Stats { aggs, by })),
+        (vec(agg(), 1..4), vec(name(), 0..3))
+            .prop_map(|(aggs, by)| Command::EventStats(Stats { aggs, by })),
+        (
+            vec(agg(), 1..3),
+            vec(name(), 0..2),
+            any::<u64>(),
+            any::<(bool, bool, bool)>()
+        )
+            .prop_map(|(aggs, by, window, (current, global, reset_on_change))| {
+                Command::StreamStats(StreamStats {
+                    stats: Stats { aggs, by },
+                    window,
+                    current,
+                    global,
+                    reset_on_change,
+                })
+            }),
+        Just(Command::Reverse),
+        (name(), vec(name(), 0..3)).prop_map(|(value, fields)| Command::FillNull { value, fields }),
         timechart,
         top,
     ]

@@ -9,19 +9,23 @@
 
 mod dedup;
 mod eval;
+mod eventstats;
 mod fields;
+mod fillnull;
 mod glob;
 mod head;
 mod limits;
 mod partial;
 mod rename;
 mod required;
+mod reverse;
 mod rex;
 mod search;
 mod sort;
 pub(crate) mod span;
 mod split;
 mod stats;
+mod streamstats;
 mod table;
 mod tail;
 pub(crate) mod timechart;
@@ -227,6 +231,14 @@ fn build(c: &Command, ctx: ExecContext, limits: Limits) -> Result<Box<dyn Op>, S
         Command::Stats(_) | Command::Timechart(_) | Command::Top(_) => {
             Partial::build(c, ctx, limits)?.into_op()
         }
+        Command::EventStats(s) => Box::new(eventstats::EventStatsOp::new(s.clone(), limits)?),
+        Command::StreamStats(s) => Box::new(streamstats::StreamStatsOp::new(s.clone())?),
+        Command::Reverse => Box::new(reverse::ReverseOp::new(limits)),
+        Command::FillNull { value, fields } => Box::new(fillnull::FillNullOp::new(
+            value.clone(),
+            fields.clone(),
+            limits,
+        )),
     };
     Ok(op)
 }

@@ -1,8 +1,8 @@
 //! Streaming and ordering commands: `where`, `eval`, `fields`, `rename`, `sort`, `head`,
-//! `tail`, `dedup`, `rex`. (`table` is a plain field list; see `Parser::name_list`.)
+//! `tail`, `dedup`, `rex`, `eventstats`, `fillnull` (`reverse` takes no arguments). (`table` is a plain field list; see `Parser::name_list`.)
 
 use super::{parse_bool, parse_u64, unknown_option, Parser, Result};
-use crate::ast::{Command, SortKey, SortMode, Span};
+use crate::ast::{Command, SortKey, SortMode, Span, Stats, StreamStats};
 use crate::error::{span, ParseError};
 use crate::lexer::{Mode, Op, Tok};
 
@@ -309,6 +309,75 @@ impl Parser<'_> {
     }
 }
 
+impl Parser<'_> {
+    /// `eventstats <agg>… [by f…]`: the arguments of `stats`.
+    pub(super) fn eventstats_cmd(&mut self, at: Span) -> Result<Command> {
+        match self.stats_cmd(at) {
+            Ok(Command::Stats(s)) => Ok(Command::EventStats(s)),
+            Ok(other) => Ok(other),
+            Err(mut e) => {
+                e.message = e.message.replace("'stats'", "'eventstats'");
+                Err(e)
+            }
+        }
+    }
+
+    /// `streamstats [options] <agg>… [by f…]`; the options come before the aggregations.
+    pub(super) fn streamstats_cmd(&mut self, at: Span) -> Result<Command> {
+        let mut st = StreamStats {
+            stats: Stats {
+                aggs: Vec::new(),
+                by: Vec::new(),
+            },
+            window: 0,
+            current: true,
+            global: true,
+            reset_on_change: false,
+        };
+        while let Some(o) = self.option()? {
+            match o.key.as_str() {
+                "window" => st.window = parse_u64(&o.value, o.value_span, "window")?,
+                "current" => st.current = parse_bool(&o)?,
+                "global" => st.global = parse_bool(&o)?,
+                "reset_on_change" => st.reset_on_change = parse_bool(&o)?,
+                _ => return Err(unknown_option(&o, "streamstats")),
+            }
+        }
+        match self.stats_cmd(at) {
+            Ok(Command::Stats(s)) => {
+                st.stats = s;
+                Ok(Command::StreamStats(st))
+            }
+            Ok(other) => Ok(other),
+            Err(mut e) => {
+                e.message = e.message.replace("'stats'", "'streamstats'");
+                Err(e)
+            }
+        }
+    }
+
+    /// `fillnull [value=v] [f1 f2…]`.
+    pub(super) fn fillnull_cmd(&mut self) -> Result<Command> {
+        let mut value = "0".to_string();
+        let mut fields = Vec::new();
+        loop {
+            if let Some(o) = self.option()? {
+                match o.key.as_str() {
+                    "value" => value = o.value,
+                    _ => return Err(unknown_option(&o, "fillnull")),
+                }
+                continue;
+            }
+            let more = self.field_list(false)?;
+            if more.is_empty() {
+                break;
+            }
+            fields.extend(more);
+        }
+        Ok(Command::FillNull { value, fields })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::tests::{err, last};
@@ -528,6 +597,70 @@ mod tests {
         );
         assert_eq!(err("x | dedup a sortby -b").1, "sortby");
         assert_eq!(err("x | dedup a keepempty=yes").1, "yes");
+    }
+
+    #[test]
+    fn eventstats_reverse_fillnull() {
+        let Command::EventStats(s) = last("x | eventstats avg(b) AS a, count by h") else {
+            panic!("not eventstats");
+        };
+        assert_eq!(s.by, vec!["h".to_string()]);
+        assert_eq!(s.aggs.len(), 2);
+        assert_eq!(
+            err("x | eventstats by h").0,
+            "'eventstats' needs at least one aggregation, such as count.".to_string()
+        );
+        assert_eq!(last("x | reverse"), Command::Reverse);
+        assert_eq!(err("x | reverse a").1, "a");
+        assert_eq!(
+            last("x | fillnull"),
+            Command::FillNull {
+                value: "0".into(),
+                fields: vec![]
+            }
+        );
+        assert_eq!(
+            last("x | fillnull value=\"n/a\" a, b c"),
+            Command::FillNull {
+                value: "n/a".into(),
+                fields: vec!["a".into(), "b".into(), "c".into()]
+            }
+        );
+        assert_eq!(
+            last("x | fillnull a value=NULL"),
+            Command::FillNull {
+                value: "NULL".into(),
+                fields: vec!["a".into()]
+            }
+        );
+        assert_eq!(err("x | fillnull v=1").1, "v");
+    }
+
+    #[test]
+    fn streamstats_options() {
+        let Command::StreamStats(s) = last("x | streamstats count") else {
+            panic!("not streamstats");
+        };
+        assert_eq!(
+            (s.window, s.current, s.global, s.reset_on_change),
+            (0, true, true, false)
+        );
+        let Command::StreamStats(s) =
+            last("x | streamstats window=3 current=f global=false reset_on_change=t sum(b) by h")
+        else {
+            panic!("not streamstats");
+        };
+        assert_eq!(
+            (s.window, s.current, s.global, s.reset_on_change),
+            (3, false, false, true)
+        );
+        assert_eq!(s.stats.by, vec!["h".to_string()]);
+        assert_eq!(err("x | streamstats window=x count").1, "x");
+        assert_eq!(err("x | streamstats foo=1 count").1, "foo");
+        assert_eq!(
+            err("x | streamstats window=2").0,
+            "'streamstats' needs at least one aggregation, such as count.".to_string()
+        );
     }
 
     #[test]
