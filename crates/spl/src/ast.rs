@@ -85,6 +85,22 @@ pub enum Command {
     EventStats(Stats),
     /// `streamstats [window=N] [current=t] [global=t] [reset_on_change=f] <agg>… [by f…]`.
     StreamStats(StreamStats),
+    /// `accum f [AS g]`: running total of a numeric field.
+    Accum {
+        /// The summed field.
+        field: String,
+        /// Output field (`None`: overwrite `field`).
+        alias: Option<String>,
+    },
+    /// `delta f [AS g] [p=N]`: difference to the value N rows earlier.
+    Delta {
+        /// The field.
+        field: String,
+        /// Output field (`None`: `delta(f)`).
+        alias: Option<String>,
+        /// How many rows back (default 1, at least 1).
+        p: u64,
+    },
     /// `reverse`: the rows in the opposite order.
     Reverse,
     /// `fillnull [value=v] [f1 f2…]`: sets missing/empty fields to `value` (default `0`); without

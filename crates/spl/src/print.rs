@@ -149,6 +149,17 @@ fn command(out: &mut String, c: &Command) {
                 names(out, &st.stats.by);
             }
         }
+        Command::Accum { field, alias } => {
+            out.push_str("accum ");
+            field_alias(out, field, alias);
+        }
+        Command::Delta { field, alias, p } => {
+            out.push_str("delta ");
+            field_alias(out, field, alias);
+            if *p != 1 {
+                let _ = write!(out, " p={p}");
+            }
+        }
         Command::Reverse => out.push_str("reverse"),
         Command::FillNull { value, fields } => {
             out.push_str("fillnull");
@@ -163,6 +174,15 @@ fn command(out: &mut String, c: &Command) {
         }
         Command::Timechart(t) => timechart(out, t),
         Command::Top(t) => top(out, t),
+    }
+}
+
+/// `field [AS alias]`.
+fn field_alias(out: &mut String, field: &str, alias: &Option<String>) {
+    push_name(out, field);
+    if let Some(a) = alias {
+        out.push_str(" AS ");
+        push_name(out, a);
     }
 }
 

@@ -281,6 +281,10 @@ fn command() -> impl Strategy<Value = Command> {
                     reset_on_change,
                 })
             }),
+        (name(), proptest::option::of(name()))
+            .prop_map(|(field, alias)| Command::Accum { field, alias }),
+        (name(), proptest::option::of(name()), 1..u64::MAX)
+            .prop_map(|(field, alias, p)| Command::Delta { field, alias, p }),
         Just(Command::Reverse),
         (name(), vec(name(), 0..3)).prop_map(|(value, fields)| Command::FillNull { value, fields }),
         timechart,

@@ -7,7 +7,9 @@
 //! operator that wants no more input (`head` satisfied) returns [`Flow::Stop`]; the executor then
 //! answers `Stop` to the scan and drops anything later offered to that operator.
 
+mod accum;
 mod dedup;
+mod delta;
 mod eval;
 mod eventstats;
 mod fields;
@@ -233,6 +235,12 @@ fn build(c: &Command, ctx: ExecContext, limits: Limits) -> Result<Box<dyn Op>, S
         }
         Command::EventStats(s) => Box::new(eventstats::EventStatsOp::new(s.clone(), limits)?),
         Command::StreamStats(s) => Box::new(streamstats::StreamStatsOp::new(s.clone())?),
+        Command::Accum { field, alias } => {
+            Box::new(accum::AccumOp::new(field.clone(), alias.clone()))
+        }
+        Command::Delta { field, alias, p } => {
+            Box::new(delta::DeltaOp::new(field.clone(), alias.clone(), *p)?)
+        }
         Command::Reverse => Box::new(reverse::ReverseOp::new(limits)),
         Command::FillNull { value, fields } => Box::new(fillnull::FillNullOp::new(
             value.clone(),

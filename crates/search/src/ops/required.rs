@@ -42,6 +42,7 @@ pub fn required_fields(commands: &[Command]) -> Option<Vec<String>> {
             | Command::Tail(_)
             | Command::Reverse => Vec::new(),
             Command::FillNull { fields, .. } => fields.clone(),
+            Command::Accum { field, .. } | Command::Delta { field, .. } => vec![field.clone()],
             Command::EventStats(s) | Command::StreamStats(StreamStats { stats: s, .. }) => s
                 .aggs
                 .iter()

@@ -40,6 +40,8 @@ pub fn role(c: &Command) -> Role {
         | Command::Dedup { .. }
         | Command::EventStats(_)
         | Command::StreamStats(_)
+        | Command::Accum { .. }
+        | Command::Delta { .. }
         | Command::Reverse
         | Command::FillNull { .. } => Role::Centralized,
     }

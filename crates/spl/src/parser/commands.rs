@@ -356,6 +356,65 @@ impl Parser<'_> {
         }
     }
 
+    /// `f [AS g]` of `accum` and `delta`.
+    fn field_alias(&mut self, at: Span, cmd: &str) -> Result<(String, Option<String>)> {
+        let t = self.peek(M)?;
+        if matches!(t.kind, Tok::Pipe | Tok::Eof) || self.option_next()? {
+            return Err(ParseError::new(format!("'{cmd}' needs a field name."), at));
+        }
+        let (field, _) = self.name("a field name")?;
+        let t = self.peek(M)?;
+        let mut alias = None;
+        if self.is_word(&t, "as") {
+            self.pos = t.span.end;
+            alias = Some(self.name("a new field name after 'AS'")?.0);
+        }
+        Ok((field, alias))
+    }
+
+    /// Whether a `key=value` option comes next.
+    fn option_next(&self) -> Result<bool> {
+        let (k, eq) = self.peek2(M)?;
+        Ok(k.kind == Tok::Word && eq.kind == Tok::Op(Op::Eq))
+    }
+
+    /// `accum f [AS g]`.
+    pub(super) fn accum_cmd(&mut self, at: Span) -> Result<Command> {
+        let (field, alias) = self.field_alias(at, "accum")?;
+        self.expect_end(M)?;
+        Ok(Command::Accum { field, alias })
+    }
+
+    /// `delta f [AS g] [p=N]`.
+    pub(super) fn delta_cmd(&mut self, at: Span) -> Result<Command> {
+        let mut p = 1;
+        let mut field = None;
+        loop {
+            if let Some(o) = self.option()? {
+                match o.key.as_str() {
+                    "p" => p = parse_u64(&o.value, o.value_span, "p")?,
+                    _ => return Err(unknown_option(&o, "delta")),
+                }
+                if p == 0 {
+                    return Err(ParseError::new("p must be at least 1.", o.value_span));
+                }
+                continue;
+            }
+            let t = self.peek(M)?;
+            if matches!(t.kind, Tok::Pipe | Tok::Eof) {
+                break;
+            }
+            if field.is_some() {
+                return Err(self.unexpected(&t));
+            }
+            field = Some(self.field_alias(at, "delta")?);
+        }
+        let Some((field, alias)) = field else {
+            return Err(ParseError::new("'delta' needs a field name.", at));
+        };
+        Ok(Command::Delta { field, alias, p })
+    }
+
     /// `fillnull [value=v] [f1 f2…]`.
     pub(super) fn fillnull_cmd(&mut self) -> Result<Command> {
         let mut value = "0".to_string();
@@ -661,6 +720,51 @@ mod tests {
             err("x | streamstats window=2").0,
             "'streamstats' needs at least one aggregation, such as count.".to_string()
         );
+    }
+
+    #[test]
+    fn accum_and_delta() {
+        assert_eq!(
+            last("x | accum b"),
+            Command::Accum {
+                field: "b".into(),
+                alias: None
+            }
+        );
+        assert_eq!(
+            last("x | accum b as t"),
+            Command::Accum {
+                field: "b".into(),
+                alias: Some("t".into())
+            }
+        );
+        assert_eq!(
+            err("x | accum").0,
+            "'accum' needs a field name.".to_string()
+        );
+        assert_eq!(err("x | accum a b").1, "b");
+        assert_eq!(
+            last("x | delta b AS d p=3"),
+            Command::Delta {
+                field: "b".into(),
+                alias: Some("d".into()),
+                p: 3
+            }
+        );
+        assert_eq!(
+            last("x | delta p=2 b"),
+            Command::Delta {
+                field: "b".into(),
+                alias: None,
+                p: 2
+            }
+        );
+        assert_eq!(
+            err("x | delta").0,
+            "'delta' needs a field name.".to_string()
+        );
+        assert_eq!(err("x | delta b p=0").1, "0");
+        assert_eq!(err("x | delta b c").1, "c");
     }
 
     #[test]

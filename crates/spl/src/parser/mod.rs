@@ -199,6 +199,8 @@ impl<'a> Parser<'a> {
             "rare" => self.top_cmd(at, true),
             "eventstats" => self.eventstats_cmd(at),
             "streamstats" => self.streamstats_cmd(at),
+            "accum" => self.accum_cmd(at),
+            "delta" => self.delta_cmd(at),
             "reverse" => {
                 self.expect_end(Mode::Args)?;
                 Ok(Command::Reverse)
