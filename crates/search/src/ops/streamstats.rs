@@ -205,3 +205,62 @@ impl Op for StreamStatsOp {
         Ok(Flow::Continue)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lode_spl::ast::{Agg, Stats};
+
+    fn run(window: u64, current: bool, global: bool, reset: bool) -> Vec<Option<f64>> {
+        let s = StreamStats {
+            stats: Stats {
+                aggs: vec![Agg {
+                    func: "sum".into(),
+                    field: Some("b".into()),
+                    alias: Some("s".into()),
+                }],
+                by: vec!["h".into()],
+            },
+            window,
+            current,
+            global,
+            reset_on_change: reset,
+        };
+        let rows = [("x", 1.0), ("x", 2.0), ("y", 4.0), ("x", 8.0), ("x", 16.0)]
+            .iter()
+            .map(|(h, b)| {
+                Row::from_fields([
+                    ("h".to_string(), Value::Str(h.to_string())),
+                    ("b".to_string(), Value::Num(*b)),
+                ])
+            })
+            .collect();
+        let mut op = StreamStatsOp::new(s).unwrap();
+        let mut out = Vec::new();
+        op.push(rows, &mut out).unwrap();
+        out.iter()
+            .map(|r| r.peek("s").and_then(|v| v.to_num()))
+            .collect()
+    }
+
+    #[test]
+    fn options() {
+        let some = |v: &[f64]| v.iter().map(|x| Some(*x)).collect::<Vec<_>>();
+        assert_eq!(
+            run(0, true, true, false),
+            some(&[1.0, 3.0, 4.0, 11.0, 27.0])
+        );
+        assert_eq!(
+            run(0, false, true, false),
+            vec![None, Some(1.0), None, Some(3.0), Some(11.0)]
+        );
+        // One window of the last 2 rows of the stream, its own group summed.
+        assert_eq!(run(2, true, true, false), some(&[1.0, 3.0, 4.0, 8.0, 24.0]));
+        // One window of 2 rows per group.
+        assert_eq!(
+            run(2, true, false, false),
+            some(&[1.0, 3.0, 4.0, 10.0, 24.0])
+        );
+        assert_eq!(run(0, true, true, true), some(&[1.0, 3.0, 4.0, 8.0, 24.0]));
+    }
+}
