@@ -101,6 +101,16 @@ pub enum Command {
         /// How many rows back (default 1, at least 1).
         p: u64,
     },
+    /// `regex [f=|f!=]"re"`: keep rows whose field (default `_raw`) matches (or, with `!=`,
+    /// does not match) the regular expression.
+    Regex {
+        /// The matched field.
+        field: String,
+        /// `!=`: keep rows that do not match.
+        negate: bool,
+        /// The regular expression as written.
+        pattern: String,
+    },
     /// `reverse`: the rows in the opposite order.
     Reverse,
     /// `fillnull [value=v] [f1 f2…]`: sets missing/empty fields to `value` (default `0`); without

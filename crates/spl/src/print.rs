@@ -160,6 +160,18 @@ fn command(out: &mut String, c: &Command) {
                 let _ = write!(out, " p={p}");
             }
         }
+        Command::Regex {
+            field,
+            negate,
+            pattern,
+        } => {
+            out.push_str("regex ");
+            if field != "_raw" || *negate {
+                out.push_str(field);
+                out.push_str(if *negate { "!=" } else { "=" });
+            }
+            push_quoted(out, pattern, '"');
+        }
         Command::Reverse => out.push_str("reverse"),
         Command::FillNull { value, fields } => {
             out.push_str("fillnull");

@@ -285,6 +285,13 @@ fn command() -> impl Strategy<Value = Command> {
             .prop_map(|(field, alias)| Command::Accum { field, alias }),
         (name(), proptest::option::of(name()), 1..u64::MAX)
             .prop_map(|(field, alias, p)| Command::Delta { field, alias, p }),
+        ("[a-z_][a-z0-9_.]{0,6}", any::<bool>(), "[ -~]{1,10}").prop_map(
+            |(field, negate, pattern)| Command::Regex {
+                field,
+                negate,
+                pattern,
+            }
+        ),
         Just(Command::Reverse),
         (name(), vec(name(), 0..3)).prop_map(|(value, fields)| Command::FillNull { value, fields }),
         timechart,

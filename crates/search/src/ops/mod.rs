@@ -18,6 +18,7 @@ mod glob;
 mod head;
 mod limits;
 mod partial;
+mod regex_;
 mod rename;
 mod required;
 mod reverse;
@@ -241,6 +242,11 @@ fn build(c: &Command, ctx: ExecContext, limits: Limits) -> Result<Box<dyn Op>, S
         Command::Delta { field, alias, p } => {
             Box::new(delta::DeltaOp::new(field.clone(), alias.clone(), *p)?)
         }
+        Command::Regex {
+            field,
+            negate,
+            pattern,
+        } => Box::new(regex_::RegexOp::new(field.clone(), *negate, pattern)?),
         Command::Reverse => Box::new(reverse::ReverseOp::new(limits)),
         Command::FillNull { value, fields } => Box::new(fillnull::FillNullOp::new(
             value.clone(),

@@ -68,7 +68,7 @@ pub fn required_fields(commands: &[Command]) -> Option<Vec<String>> {
             }
             Command::Sort { keys, .. } => keys.iter().map(|k| k.field.clone()).collect(),
             Command::Dedup { fields, .. } => fields.clone(),
-            Command::Rex { field, .. } => vec![field.clone()],
+            Command::Rex { field, .. } | Command::Regex { field, .. } => vec![field.clone()],
             Command::Stats(s) => {
                 closed = true;
                 s.aggs

@@ -30,7 +30,8 @@ pub fn role(c: &Command) -> Role {
         | Command::Fields { .. }
         | Command::Table(_)
         | Command::Rename(_)
-        | Command::Rex { .. } => Role::Streaming,
+        | Command::Rex { .. }
+        | Command::Regex { .. } => Role::Streaming,
         Command::Stats(_) | Command::Timechart(_) | Command::Top(_) => Role::Transforming,
         // Listed fields are filled row by row; without a list, only fields seen in all rows.
         Command::FillNull { fields, .. } if !fields.is_empty() => Role::Streaming,

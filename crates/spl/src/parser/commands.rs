@@ -415,6 +415,50 @@ impl Parser<'_> {
         Ok(Command::Delta { field, alias, p })
     }
 
+    /// `regex "re"`, `regex f="re"`, `regex f!="re"`.
+    pub(super) fn regex_cmd(&mut self, at: Span) -> Result<Command> {
+        let (mut field, mut negate) = ("_raw".to_string(), false);
+        let (k, eq) = self.peek2(M)?;
+        if k.kind == Tok::Word && eq.kind == Tok::Op(Op::Eq) {
+            let key = self.text(&k);
+            match key.strip_suffix('!') {
+                Some(f) if !f.is_empty() => (field, negate) = (f.to_string(), true),
+                Some(_) => {
+                    return Err(ParseError::new(
+                        "Expected a field name before '!='.",
+                        k.span,
+                    ))
+                }
+                None => field = key.to_string(),
+            }
+            self.pos = eq.span.end;
+        }
+        let t = self.bump(M)?;
+        let pattern = match t.kind {
+            Tok::Str(s) if s.is_empty() => {
+                return Err(ParseError::new("The regular expression is empty.", t.span))
+            }
+            Tok::Str(s) => s,
+            Tok::Word => self.text(&t).to_string(),
+            _ => {
+                return Err(ParseError::new(
+                    "regex needs a regular expression in double quotes.",
+                    if matches!(t.kind, Tok::Eof | Tok::Pipe) {
+                        at
+                    } else {
+                        t.span
+                    },
+                ))
+            }
+        };
+        self.expect_end(M)?;
+        Ok(Command::Regex {
+            field,
+            negate,
+            pattern,
+        })
+    }
+
     /// `fillnull [value=v] [f1 f2…]`.
     pub(super) fn fillnull_cmd(&mut self) -> Result<Command> {
         let mut value = "0".to_string();
@@ -765,6 +809,21 @@ mod tests {
         );
         assert_eq!(err("x | delta b p=0").1, "0");
         assert_eq!(err("x | delta b c").1, "c");
+    }
+
+    #[test]
+    fn regex_forms() {
+        let re = |field: &str, negate, pattern: &str| Command::Regex {
+            field: field.into(),
+            negate,
+            pattern: pattern.into(),
+        };
+        assert_eq!(last(r#"x | regex "a\d+""#), re("_raw", false, r"a\d+"));
+        assert_eq!(last(r#"x | regex user="^b""#), re("user", false, "^b"));
+        assert_eq!(last(r#"x | regex user!="^b""#), re("user", true, "^b"));
+        assert_eq!(err("x | regex").1, "regex");
+        assert_eq!(err("x | regex \"\"").1, "\"\"");
+        assert_eq!(err("x | regex \"a\" b").1, "b");
     }
 
     #[test]

@@ -200,6 +200,7 @@ impl<'a> Parser<'a> {
             "eventstats" => self.eventstats_cmd(at),
             "streamstats" => self.streamstats_cmd(at),
             "accum" => self.accum_cmd(at),
+            "regex" => self.regex_cmd(at),
             "delta" => self.delta_cmd(at),
             "reverse" => {
                 self.expect_end(Mode::Args)?;
