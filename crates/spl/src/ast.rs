@@ -80,6 +80,47 @@ pub enum Command {
     Timechart(Timechart),
     /// `top [limit=N] f1 [f2] [by g]` (`rare` = same with `rare: true`).
     Top(Top),
+    /// `eventstats <agg>… [by f1, f2]`: like `stats`, but adds the results to every input row
+    /// (of its group) instead of replacing the rows.
+    EventStats(Stats),
+    /// `streamstats [window=N] [current=t] [global=t] [reset_on_change=f] <agg>… [by f…]`.
+    StreamStats(StreamStats),
+    /// `accum f [AS g]`: running total of a numeric field.
+    Accum {
+        /// The summed field.
+        field: String,
+        /// Output field (`None`: overwrite `field`).
+        alias: Option<String>,
+    },
+    /// `delta f [AS g] [p=N]`: difference to the value N rows earlier.
+    Delta {
+        /// The field.
+        field: String,
+        /// Output field (`None`: `delta(f)`).
+        alias: Option<String>,
+        /// How many rows back (default 1, at least 1).
+        p: u64,
+    },
+    /// `regex [f=|f!=]"re"`: keep rows whose field (default `_raw`) matches (or, with `!=`,
+    /// does not match) the regular expression.
+    Regex {
+        /// The matched field.
+        field: String,
+        /// `!=`: keep rows that do not match.
+        negate: bool,
+        /// The regular expression as written.
+        pattern: String,
+    },
+    /// `reverse`: the rows in the opposite order.
+    Reverse,
+    /// `fillnull [value=v] [f1 f2…]`: sets missing/empty fields to `value` (default `0`); without
+    /// a field list, every field present in some row.
+    FillNull {
+        /// The fill value (default `0`).
+        value: String,
+        /// The fields to fill (empty: all fields seen in the results).
+        fields: Vec<String>,
+    },
 }
 
 /// Arguments of `stats`.
@@ -89,6 +130,22 @@ pub struct Stats {
     pub aggs: Vec<Agg>,
     /// Group-by fields (empty: one total row).
     pub by: Vec<String>,
+}
+
+/// Arguments of `streamstats`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamStats {
+    /// The aggregations and by-fields.
+    pub stats: Stats,
+    /// Only the last N rows count (default 0 = all rows so far).
+    pub window: u64,
+    /// Whether the current row is included in its own results (default true).
+    pub current: bool,
+    /// With `window` and `by`: one window over all rows (true, default) or one per group.
+    pub global: bool,
+    /// Whether all state is reset when the by-field values change from one row to the next
+    /// (default false).
+    pub reset_on_change: bool,
 }
 
 /// Arguments of `timechart`.

@@ -117,16 +117,84 @@ fn command(out: &mut String, c: &Command) {
             }
             push_quoted(out, pattern, '"');
         }
-        Command::Stats(s) => {
-            out.push_str("stats ");
+        Command::Stats(s) | Command::EventStats(s) => {
+            out.push_str(if matches!(c, Command::Stats(_)) {
+                "stats "
+            } else {
+                "eventstats "
+            });
             aggs(out, &s.aggs);
             if !s.by.is_empty() {
                 out.push_str(" by ");
                 names(out, &s.by);
             }
         }
+        Command::StreamStats(st) => {
+            out.push_str("streamstats ");
+            if st.window != 0 {
+                let _ = write!(out, "window={} ", st.window);
+            }
+            for (key, value, default) in [
+                ("current", st.current, true),
+                ("global", st.global, true),
+                ("reset_on_change", st.reset_on_change, false),
+            ] {
+                if value != default {
+                    let _ = write!(out, "{key}={} ", if value { "t" } else { "f" });
+                }
+            }
+            aggs(out, &st.stats.aggs);
+            if !st.stats.by.is_empty() {
+                out.push_str(" by ");
+                names(out, &st.stats.by);
+            }
+        }
+        Command::Accum { field, alias } => {
+            out.push_str("accum ");
+            field_alias(out, field, alias);
+        }
+        Command::Delta { field, alias, p } => {
+            out.push_str("delta ");
+            field_alias(out, field, alias);
+            if *p != 1 {
+                let _ = write!(out, " p={p}");
+            }
+        }
+        Command::Regex {
+            field,
+            negate,
+            pattern,
+        } => {
+            out.push_str("regex ");
+            if field != "_raw" || *negate {
+                out.push_str(field);
+                out.push_str(if *negate { "!=" } else { "=" });
+            }
+            push_quoted(out, pattern, '"');
+        }
+        Command::Reverse => out.push_str("reverse"),
+        Command::FillNull { value, fields } => {
+            out.push_str("fillnull");
+            if value != "0" {
+                out.push_str(" value=");
+                push_name(out, value);
+            }
+            if !fields.is_empty() {
+                out.push(' ');
+                names(out, fields);
+            }
+        }
         Command::Timechart(t) => timechart(out, t),
         Command::Top(t) => top(out, t),
+    }
+}
+
+/// `field [AS alias]`.
+fn field_alias(out: &mut String, field: &str, alias: &Option<String>) {
+    push_name(out, field);
+    if let Some(a) = alias {
+        out.push_str(" AS ");
+        push_name(out, a);
     }
 }
 

@@ -265,6 +265,36 @@ fn command() -> impl Strategy<Value = Command> {
         }),
         (vec(agg(), 1..4), vec(name(), 0..3))
             .prop_map(|(aggs, by)| Command::Stats(Stats { aggs, by })),
+        (vec(agg(), 1..4), vec(name(), 0..3))
+            .prop_map(|(aggs, by)| Command::EventStats(Stats { aggs, by })),
+        (
+            vec(agg(), 1..3),
+            vec(name(), 0..2),
+            any::<u64>(),
+            any::<(bool, bool, bool)>()
+        )
+            .prop_map(|(aggs, by, window, (current, global, reset_on_change))| {
+                Command::StreamStats(StreamStats {
+                    stats: Stats { aggs, by },
+                    window,
+                    current,
+                    global,
+                    reset_on_change,
+                })
+            }),
+        (name(), proptest::option::of(name()))
+            .prop_map(|(field, alias)| Command::Accum { field, alias }),
+        (name(), proptest::option::of(name()), 1..u64::MAX)
+            .prop_map(|(field, alias, p)| Command::Delta { field, alias, p }),
+        ("[a-z_][a-z0-9_.]{0,6}", any::<bool>(), "[ -~]{1,10}").prop_map(
+            |(field, negate, pattern)| Command::Regex {
+                field,
+                negate,
+                pattern,
+            }
+        ),
+        Just(Command::Reverse),
+        (name(), vec(name(), 0..3)).prop_map(|(value, fields)| Command::FillNull { value, fields }),
         timechart,
         top,
     ]

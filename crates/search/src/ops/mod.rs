@@ -7,21 +7,28 @@
 //! operator that wants no more input (`head` satisfied) returns [`Flow::Stop`]; the executor then
 //! answers `Stop` to the scan and drops anything later offered to that operator.
 
+mod accum;
 mod dedup;
+mod delta;
 mod eval;
+mod eventstats;
 mod fields;
+mod fillnull;
 mod glob;
 mod head;
 mod limits;
 mod partial;
+mod regex_;
 mod rename;
 mod required;
+mod reverse;
 mod rex;
 mod search;
 mod sort;
 pub(crate) mod span;
 mod split;
 mod stats;
+mod streamstats;
 mod table;
 mod tail;
 pub(crate) mod timechart;
@@ -227,6 +234,25 @@ fn build(c: &Command, ctx: ExecContext, limits: Limits) -> Result<Box<dyn Op>, S
         Command::Stats(_) | Command::Timechart(_) | Command::Top(_) => {
             Partial::build(c, ctx, limits)?.into_op()
         }
+        Command::EventStats(s) => Box::new(eventstats::EventStatsOp::new(s.clone(), limits)?),
+        Command::StreamStats(s) => Box::new(streamstats::StreamStatsOp::new(s.clone())?),
+        Command::Accum { field, alias } => {
+            Box::new(accum::AccumOp::new(field.clone(), alias.clone()))
+        }
+        Command::Delta { field, alias, p } => {
+            Box::new(delta::DeltaOp::new(field.clone(), alias.clone(), *p)?)
+        }
+        Command::Regex {
+            field,
+            negate,
+            pattern,
+        } => Box::new(regex_::RegexOp::new(field.clone(), *negate, pattern)?),
+        Command::Reverse => Box::new(reverse::ReverseOp::new(limits)),
+        Command::FillNull { value, fields } => Box::new(fillnull::FillNullOp::new(
+            value.clone(),
+            fields.clone(),
+            limits,
+        )),
     };
     Ok(op)
 }

@@ -3,7 +3,7 @@
 //! `table`, `fields` without wildcards).
 
 use crate::eval::fields_of;
-use lode_spl::ast::{Command, SearchExpr};
+use lode_spl::ast::{Command, SearchExpr, StreamStats};
 
 fn search_fields(e: &SearchExpr, out: &mut Vec<String>) {
     match e {
@@ -37,9 +37,18 @@ pub fn required_fields(commands: &[Command]) -> Option<Vec<String>> {
                 a.iter().for_each(|(_, e)| fields_of(e, &mut v));
                 v
             }
-            Command::Fields { remove: true, .. } | Command::Head(_) | Command::Tail(_) => {
-                Vec::new()
-            }
+            Command::Fields { remove: true, .. }
+            | Command::Head(_)
+            | Command::Tail(_)
+            | Command::Reverse => Vec::new(),
+            Command::FillNull { fields, .. } => fields.clone(),
+            Command::Accum { field, .. } | Command::Delta { field, .. } => vec![field.clone()],
+            Command::EventStats(s) | Command::StreamStats(StreamStats { stats: s, .. }) => s
+                .aggs
+                .iter()
+                .filter_map(|a| a.field.clone())
+                .chain(s.by.iter().cloned())
+                .collect(),
             Command::Fields {
                 remove: false,
                 fields,
@@ -59,7 +68,7 @@ pub fn required_fields(commands: &[Command]) -> Option<Vec<String>> {
             }
             Command::Sort { keys, .. } => keys.iter().map(|k| k.field.clone()).collect(),
             Command::Dedup { fields, .. } => fields.clone(),
-            Command::Rex { field, .. } => vec![field.clone()],
+            Command::Rex { field, .. } | Command::Regex { field, .. } => vec![field.clone()],
             Command::Stats(s) => {
                 closed = true;
                 s.aggs

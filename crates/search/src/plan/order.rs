@@ -30,11 +30,21 @@ pub fn role(c: &Command) -> Role {
         | Command::Fields { .. }
         | Command::Table(_)
         | Command::Rename(_)
-        | Command::Rex { .. } => Role::Streaming,
+        | Command::Rex { .. }
+        | Command::Regex { .. } => Role::Streaming,
         Command::Stats(_) | Command::Timechart(_) | Command::Top(_) => Role::Transforming,
-        Command::Sort { .. } | Command::Head(_) | Command::Tail(_) | Command::Dedup { .. } => {
-            Role::Centralized
-        }
+        // Listed fields are filled row by row; without a list, only fields seen in all rows.
+        Command::FillNull { fields, .. } if !fields.is_empty() => Role::Streaming,
+        Command::Sort { .. }
+        | Command::Head(_)
+        | Command::Tail(_)
+        | Command::Dedup { .. }
+        | Command::EventStats(_)
+        | Command::StreamStats(_)
+        | Command::Accum { .. }
+        | Command::Delta { .. }
+        | Command::Reverse
+        | Command::FillNull { .. } => Role::Centralized,
     }
 }
 
@@ -97,5 +107,18 @@ mod tests {
         assert_eq!(role(&stats()), Role::Transforming);
         assert_eq!(role(&Command::Head(1)), Role::Centralized);
         assert_eq!(role(&Command::Rename(vec![])), Role::Streaming);
+        let es = Command::EventStats(Stats {
+            aggs: vec![],
+            by: vec![],
+        });
+        assert_eq!(role(&es), Role::Centralized);
+        assert_eq!(split_point(&[es, stats()]), None);
+        assert_eq!(role(&Command::Reverse), Role::Centralized);
+        let fill = |fields: Vec<String>| Command::FillNull {
+            value: "0".into(),
+            fields,
+        };
+        assert_eq!(role(&fill(vec!["a".into()])), Role::Streaming);
+        assert_eq!(role(&fill(vec![])), Role::Centralized);
     }
 }

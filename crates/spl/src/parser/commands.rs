@@ -1,8 +1,8 @@
 //! Streaming and ordering commands: `where`, `eval`, `fields`, `rename`, `sort`, `head`,
-//! `tail`, `dedup`, `rex`. (`table` is a plain field list; see `Parser::name_list`.)
+//! `tail`, `dedup`, `rex`, `eventstats`, `fillnull` (`reverse` takes no arguments). (`table` is a plain field list; see `Parser::name_list`.)
 
 use super::{parse_bool, parse_u64, unknown_option, Parser, Result};
-use crate::ast::{Command, SortKey, SortMode, Span};
+use crate::ast::{Command, SortKey, SortMode, Span, Stats, StreamStats};
 use crate::error::{span, ParseError};
 use crate::lexer::{Mode, Op, Tok};
 
@@ -309,6 +309,178 @@ impl Parser<'_> {
     }
 }
 
+impl Parser<'_> {
+    /// `eventstats <agg>… [by f…]`: the arguments of `stats`.
+    pub(super) fn eventstats_cmd(&mut self, at: Span) -> Result<Command> {
+        match self.stats_cmd(at) {
+            Ok(Command::Stats(s)) => Ok(Command::EventStats(s)),
+            Ok(other) => Ok(other),
+            Err(mut e) => {
+                e.message = e.message.replace("'stats'", "'eventstats'");
+                Err(e)
+            }
+        }
+    }
+
+    /// `streamstats [options] <agg>… [by f…]`; the options come before the aggregations.
+    pub(super) fn streamstats_cmd(&mut self, at: Span) -> Result<Command> {
+        let mut st = StreamStats {
+            stats: Stats {
+                aggs: Vec::new(),
+                by: Vec::new(),
+            },
+            window: 0,
+            current: true,
+            global: true,
+            reset_on_change: false,
+        };
+        while let Some(o) = self.option()? {
+            match o.key.as_str() {
+                "window" => st.window = parse_u64(&o.value, o.value_span, "window")?,
+                "current" => st.current = parse_bool(&o)?,
+                "global" => st.global = parse_bool(&o)?,
+                "reset_on_change" => st.reset_on_change = parse_bool(&o)?,
+                _ => return Err(unknown_option(&o, "streamstats")),
+            }
+        }
+        match self.stats_cmd(at) {
+            Ok(Command::Stats(s)) => {
+                st.stats = s;
+                Ok(Command::StreamStats(st))
+            }
+            Ok(other) => Ok(other),
+            Err(mut e) => {
+                e.message = e.message.replace("'stats'", "'streamstats'");
+                Err(e)
+            }
+        }
+    }
+
+    /// `f [AS g]` of `accum` and `delta`.
+    fn field_alias(&mut self, at: Span, cmd: &str) -> Result<(String, Option<String>)> {
+        let t = self.peek(M)?;
+        if matches!(t.kind, Tok::Pipe | Tok::Eof) || self.option_next()? {
+            return Err(ParseError::new(format!("'{cmd}' needs a field name."), at));
+        }
+        let (field, _) = self.name("a field name")?;
+        let t = self.peek(M)?;
+        let mut alias = None;
+        if self.is_word(&t, "as") {
+            self.pos = t.span.end;
+            alias = Some(self.name("a new field name after 'AS'")?.0);
+        }
+        Ok((field, alias))
+    }
+
+    /// Whether a `key=value` option comes next.
+    fn option_next(&self) -> Result<bool> {
+        let (k, eq) = self.peek2(M)?;
+        Ok(k.kind == Tok::Word && eq.kind == Tok::Op(Op::Eq))
+    }
+
+    /// `accum f [AS g]`.
+    pub(super) fn accum_cmd(&mut self, at: Span) -> Result<Command> {
+        let (field, alias) = self.field_alias(at, "accum")?;
+        self.expect_end(M)?;
+        Ok(Command::Accum { field, alias })
+    }
+
+    /// `delta f [AS g] [p=N]`.
+    pub(super) fn delta_cmd(&mut self, at: Span) -> Result<Command> {
+        let mut p = 1;
+        let mut field = None;
+        loop {
+            if let Some(o) = self.option()? {
+                match o.key.as_str() {
+                    "p" => p = parse_u64(&o.value, o.value_span, "p")?,
+                    _ => return Err(unknown_option(&o, "delta")),
+                }
+                if p == 0 {
+                    return Err(ParseError::new("p must be at least 1.", o.value_span));
+                }
+                continue;
+            }
+            let t = self.peek(M)?;
+            if matches!(t.kind, Tok::Pipe | Tok::Eof) {
+                break;
+            }
+            if field.is_some() {
+                return Err(self.unexpected(&t));
+            }
+            field = Some(self.field_alias(at, "delta")?);
+        }
+        let Some((field, alias)) = field else {
+            return Err(ParseError::new("'delta' needs a field name.", at));
+        };
+        Ok(Command::Delta { field, alias, p })
+    }
+
+    /// `regex "re"`, `regex f="re"`, `regex f!="re"`.
+    pub(super) fn regex_cmd(&mut self, at: Span) -> Result<Command> {
+        let (mut field, mut negate) = ("_raw".to_string(), false);
+        let (k, eq) = self.peek2(M)?;
+        if k.kind == Tok::Word && eq.kind == Tok::Op(Op::Eq) {
+            let key = self.text(&k);
+            match key.strip_suffix('!') {
+                Some(f) if !f.is_empty() => (field, negate) = (f.to_string(), true),
+                Some(_) => {
+                    return Err(ParseError::new(
+                        "Expected a field name before '!='.",
+                        k.span,
+                    ))
+                }
+                None => field = key.to_string(),
+            }
+            self.pos = eq.span.end;
+        }
+        let t = self.bump(M)?;
+        let pattern = match t.kind {
+            Tok::Str(s) if s.is_empty() => {
+                return Err(ParseError::new("The regular expression is empty.", t.span))
+            }
+            Tok::Str(s) => s,
+            Tok::Word => self.text(&t).to_string(),
+            _ => {
+                return Err(ParseError::new(
+                    "regex needs a regular expression in double quotes.",
+                    if matches!(t.kind, Tok::Eof | Tok::Pipe) {
+                        at
+                    } else {
+                        t.span
+                    },
+                ))
+            }
+        };
+        self.expect_end(M)?;
+        Ok(Command::Regex {
+            field,
+            negate,
+            pattern,
+        })
+    }
+
+    /// `fillnull [value=v] [f1 f2…]`.
+    pub(super) fn fillnull_cmd(&mut self) -> Result<Command> {
+        let mut value = "0".to_string();
+        let mut fields = Vec::new();
+        loop {
+            if let Some(o) = self.option()? {
+                match o.key.as_str() {
+                    "value" => value = o.value,
+                    _ => return Err(unknown_option(&o, "fillnull")),
+                }
+                continue;
+            }
+            let more = self.field_list(false)?;
+            if more.is_empty() {
+                break;
+            }
+            fields.extend(more);
+        }
+        Ok(Command::FillNull { value, fields })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::tests::{err, last};
@@ -528,6 +700,130 @@ mod tests {
         );
         assert_eq!(err("x | dedup a sortby -b").1, "sortby");
         assert_eq!(err("x | dedup a keepempty=yes").1, "yes");
+    }
+
+    #[test]
+    fn eventstats_reverse_fillnull() {
+        let Command::EventStats(s) = last("x | eventstats avg(b) AS a, count by h") else {
+            panic!("not eventstats");
+        };
+        assert_eq!(s.by, vec!["h".to_string()]);
+        assert_eq!(s.aggs.len(), 2);
+        assert_eq!(
+            err("x | eventstats by h").0,
+            "'eventstats' needs at least one aggregation, such as count.".to_string()
+        );
+        assert_eq!(last("x | reverse"), Command::Reverse);
+        assert_eq!(err("x | reverse a").1, "a");
+        assert_eq!(
+            last("x | fillnull"),
+            Command::FillNull {
+                value: "0".into(),
+                fields: vec![]
+            }
+        );
+        assert_eq!(
+            last("x | fillnull value=\"n/a\" a, b c"),
+            Command::FillNull {
+                value: "n/a".into(),
+                fields: vec!["a".into(), "b".into(), "c".into()]
+            }
+        );
+        assert_eq!(
+            last("x | fillnull a value=NULL"),
+            Command::FillNull {
+                value: "NULL".into(),
+                fields: vec!["a".into()]
+            }
+        );
+        assert_eq!(err("x | fillnull v=1").1, "v");
+    }
+
+    #[test]
+    fn streamstats_options() {
+        let Command::StreamStats(s) = last("x | streamstats count") else {
+            panic!("not streamstats");
+        };
+        assert_eq!(
+            (s.window, s.current, s.global, s.reset_on_change),
+            (0, true, true, false)
+        );
+        let Command::StreamStats(s) =
+            last("x | streamstats window=3 current=f global=false reset_on_change=t sum(b) by h")
+        else {
+            panic!("not streamstats");
+        };
+        assert_eq!(
+            (s.window, s.current, s.global, s.reset_on_change),
+            (3, false, false, true)
+        );
+        assert_eq!(s.stats.by, vec!["h".to_string()]);
+        assert_eq!(err("x | streamstats window=x count").1, "x");
+        assert_eq!(err("x | streamstats foo=1 count").1, "foo");
+        assert_eq!(
+            err("x | streamstats window=2").0,
+            "'streamstats' needs at least one aggregation, such as count.".to_string()
+        );
+    }
+
+    #[test]
+    fn accum_and_delta() {
+        assert_eq!(
+            last("x | accum b"),
+            Command::Accum {
+                field: "b".into(),
+                alias: None
+            }
+        );
+        assert_eq!(
+            last("x | accum b as t"),
+            Command::Accum {
+                field: "b".into(),
+                alias: Some("t".into())
+            }
+        );
+        assert_eq!(
+            err("x | accum").0,
+            "'accum' needs a field name.".to_string()
+        );
+        assert_eq!(err("x | accum a b").1, "b");
+        assert_eq!(
+            last("x | delta b AS d p=3"),
+            Command::Delta {
+                field: "b".into(),
+                alias: Some("d".into()),
+                p: 3
+            }
+        );
+        assert_eq!(
+            last("x | delta p=2 b"),
+            Command::Delta {
+                field: "b".into(),
+                alias: None,
+                p: 2
+            }
+        );
+        assert_eq!(
+            err("x | delta").0,
+            "'delta' needs a field name.".to_string()
+        );
+        assert_eq!(err("x | delta b p=0").1, "0");
+        assert_eq!(err("x | delta b c").1, "c");
+    }
+
+    #[test]
+    fn regex_forms() {
+        let re = |field: &str, negate, pattern: &str| Command::Regex {
+            field: field.into(),
+            negate,
+            pattern: pattern.into(),
+        };
+        assert_eq!(last(r#"x | regex "a\d+""#), re("_raw", false, r"a\d+"));
+        assert_eq!(last(r#"x | regex user="^b""#), re("user", false, "^b"));
+        assert_eq!(last(r#"x | regex user!="^b""#), re("user", true, "^b"));
+        assert_eq!(err("x | regex").1, "regex");
+        assert_eq!(err("x | regex \"\"").1, "\"\"");
+        assert_eq!(err("x | regex \"a\" b").1, "b");
     }
 
     #[test]

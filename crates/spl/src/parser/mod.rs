@@ -197,6 +197,16 @@ impl<'a> Parser<'a> {
             "timechart" => self.timechart_cmd(at),
             "top" => self.top_cmd(at, false),
             "rare" => self.top_cmd(at, true),
+            "eventstats" => self.eventstats_cmd(at),
+            "streamstats" => self.streamstats_cmd(at),
+            "accum" => self.accum_cmd(at),
+            "regex" => self.regex_cmd(at),
+            "delta" => self.delta_cmd(at),
+            "reverse" => {
+                self.expect_end(Mode::Args)?;
+                Ok(Command::Reverse)
+            }
+            "fillnull" => self.fillnull_cmd(),
             _ => Err(ParseError::new(
                 format!("Unknown search command '{}'.", self.text(&t)),
                 at,

@@ -1,0 +1,266 @@
+//! `streamstats`: the `stats` aggregations over the rows seen so far, added to each row as it
+//! passes (input order is kept; rows are not held).
+//!
+//! - `by`: each row's results come from the rows of its own group; a row missing a by-field
+//!   gets no fields and counts nowhere. A multivalue by-field uses its first value combination.
+//! - `window=N`: only the last N rows count (with `global=t`, the default, the last N rows of
+//!   the whole stream, of which the row's group is aggregated; with `global=f`, the last N rows
+//!   of the row's group).
+//! - `current=f`: a row's results cover the rows before it only; a row with no earlier row in
+//!   its group gets no fields.
+//! - `reset_on_change=t`: all state is dropped when the by-field values differ from the
+//!   previous row's.
+
+use super::stats::group_keys;
+use super::{Flow, Op};
+use crate::agg::{AggSpec, AggState};
+use crate::error::SearchError;
+use crate::row::Row;
+use crate::value::Value;
+use lode_spl::ast::StreamStats;
+use std::collections::{HashMap, VecDeque};
+
+/// A row as remembered by a window: its group and the values the aggregations read.
+struct Entry {
+    group: usize,
+    row: Row,
+}
+
+/// Running aggregation state per group.
+pub struct StreamStatsOp {
+    aggs: Vec<AggSpec>,
+    by: Vec<String>,
+    window: usize,
+    current: bool,
+    global: bool,
+    reset_on_change: bool,
+    /// Group key → group index.
+    index: HashMap<Vec<String>, usize>,
+    /// Cumulative states per group (no window).
+    states: Vec<Vec<AggState>>,
+    /// Rows counted per group (no window).
+    seen: Vec<u64>,
+    /// Window entries: one deque (global) or one per group.
+    windows: HashMap<usize, VecDeque<Entry>>,
+    /// The previous row's group key (`reset_on_change`).
+    prev: Option<Option<Vec<String>>>,
+    keys: Vec<Vec<String>>,
+}
+
+impl StreamStatsOp {
+    /// Compiles the aggregations.
+    pub fn new(s: StreamStats) -> Result<StreamStatsOp, SearchError> {
+        if s.stats.aggs.is_empty() {
+            return Err(SearchError::User(
+                "streamstats needs at least one aggregation".into(),
+            ));
+        }
+        let aggs = s
+            .stats
+            .aggs
+            .iter()
+            .map(AggSpec::new)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(StreamStatsOp {
+            aggs,
+            by: s.stats.by,
+            window: usize::try_from(s.window).unwrap_or(usize::MAX),
+            current: s.current,
+            global: s.global,
+            reset_on_change: s.reset_on_change,
+            index: HashMap::new(),
+            states: Vec::new(),
+            seen: Vec::new(),
+            windows: HashMap::new(),
+            prev: None,
+            keys: Vec::new(),
+        })
+    }
+
+    fn fresh(&self) -> Vec<AggState> {
+        self.aggs.iter().map(|a| AggState::new(a.kind)).collect()
+    }
+
+    /// The values the aggregations read from `r`, as a small row.
+    fn slim(&self, r: &mut Row) -> Row {
+        let mut f: Vec<(String, Value)> = Vec::with_capacity(self.aggs.len() + 1);
+        if let Some(t) = r.peek("_time") {
+            f.push(("_time".into(), t.clone()));
+        }
+        for a in &self.aggs {
+            if let Some(name) = &a.field {
+                if let Some(v) = r.get(name) {
+                    f.push((name.clone(), v.clone()));
+                }
+            }
+        }
+        Row::from_fields(f)
+    }
+
+    /// Results over the window entries of `group` (whose window is keyed `wkey`).
+    fn window_results(&self, wkey: usize, group: usize) -> Option<Vec<Value>> {
+        let mut states = self.fresh();
+        let mut any = false;
+        for e in self.windows.get(&wkey).into_iter().flatten() {
+            if e.group != group {
+                continue;
+            }
+            any = true;
+            let mut row = e.row.clone();
+            for (a, s) in self.aggs.iter().zip(states.iter_mut()) {
+                a.update(s, &mut row);
+            }
+        }
+        any.then(|| self.results(&states))
+    }
+
+    fn results(&self, states: &[AggState]) -> Vec<Value> {
+        self.aggs
+            .iter()
+            .zip(states)
+            .map(|(a, s)| s.result(a.kind))
+            .collect()
+    }
+
+    fn row(&mut self, r: &mut Row) {
+        let mut keys = std::mem::take(&mut self.keys);
+        group_keys(r, &self.by, &mut keys);
+        let key = keys.drain(..).next();
+        self.keys = keys;
+        if self.reset_on_change {
+            if let Some(prev) = &self.prev {
+                if *prev != key {
+                    self.index.clear();
+                    self.states.clear();
+                    self.seen.clear();
+                    self.windows.clear();
+                }
+            }
+            self.prev = Some(key.clone());
+        }
+        let Some(key) = key else {
+            return;
+        };
+        let group = match self.index.get(&key) {
+            Some(&g) => g,
+            None => {
+                self.states.push(self.fresh());
+                self.seen.push(0);
+                self.index.insert(key, self.states.len() - 1);
+                self.states.len() - 1
+            }
+        };
+        let results = if self.window == 0 {
+            let before =
+                (!self.current && self.seen[group] > 0).then(|| self.results(&self.states[group]));
+            self.seen[group] += 1;
+            let states = &mut self.states[group];
+            for (a, s) in self.aggs.iter().zip(states.iter_mut()) {
+                a.update(s, r);
+            }
+            if self.current {
+                Some(self.results(&self.states[group]))
+            } else {
+                before
+            }
+        } else {
+            let wkey = if self.global { 0 } else { group };
+            let entry = Entry {
+                group,
+                row: self.slim(r),
+            };
+            if self.current {
+                self.push_window(wkey, entry);
+                self.window_results(wkey, group)
+            } else {
+                let res = self.window_results(wkey, group);
+                self.push_window(wkey, entry);
+                res
+            }
+        };
+        if let Some(values) = results {
+            for (a, v) in self.aggs.iter().zip(values) {
+                if !v.is_null() {
+                    r.set(&a.column, v);
+                }
+            }
+        }
+    }
+
+    fn push_window(&mut self, wkey: usize, e: Entry) {
+        let w = self.windows.entry(wkey).or_default();
+        if w.len() == self.window {
+            w.pop_front();
+        }
+        w.push_back(e);
+    }
+}
+
+impl Op for StreamStatsOp {
+    fn push(&mut self, mut rows: Vec<Row>, out: &mut Vec<Row>) -> Result<Flow, SearchError> {
+        for r in &mut rows {
+            self.row(r);
+        }
+        out.append(&mut rows);
+        Ok(Flow::Continue)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lode_spl::ast::{Agg, Stats};
+
+    fn run(window: u64, current: bool, global: bool, reset: bool) -> Vec<Option<f64>> {
+        let s = StreamStats {
+            stats: Stats {
+                aggs: vec![Agg {
+                    func: "sum".into(),
+                    field: Some("b".into()),
+                    alias: Some("s".into()),
+                }],
+                by: vec!["h".into()],
+            },
+            window,
+            current,
+            global,
+            reset_on_change: reset,
+        };
+        let rows = [("x", 1.0), ("x", 2.0), ("y", 4.0), ("x", 8.0), ("x", 16.0)]
+            .iter()
+            .map(|(h, b)| {
+                Row::from_fields([
+                    ("h".to_string(), Value::Str(h.to_string())),
+                    ("b".to_string(), Value::Num(*b)),
+                ])
+            })
+            .collect();
+        let mut op = StreamStatsOp::new(s).unwrap();
+        let mut out = Vec::new();
+        op.push(rows, &mut out).unwrap();
+        out.iter()
+            .map(|r| r.peek("s").and_then(|v| v.to_num()))
+            .collect()
+    }
+
+    #[test]
+    fn options() {
+        let some = |v: &[f64]| v.iter().map(|x| Some(*x)).collect::<Vec<_>>();
+        assert_eq!(
+            run(0, true, true, false),
+            some(&[1.0, 3.0, 4.0, 11.0, 27.0])
+        );
+        assert_eq!(
+            run(0, false, true, false),
+            vec![None, Some(1.0), None, Some(3.0), Some(11.0)]
+        );
+        // One window of the last 2 rows of the stream, its own group summed.
+        assert_eq!(run(2, true, true, false), some(&[1.0, 3.0, 4.0, 8.0, 24.0]));
+        // One window of 2 rows per group.
+        assert_eq!(
+            run(2, true, false, false),
+            some(&[1.0, 3.0, 4.0, 10.0, 24.0])
+        );
+        assert_eq!(run(0, true, true, true), some(&[1.0, 3.0, 4.0, 8.0, 24.0]));
+    }
+}
