@@ -673,19 +673,10 @@ async fn create_job(
             )
         }
     }
-    let mode = match Mode::parse(param(&p, "output_mode")) {
-        Ok(m) => m,
-        Err(e) => return error(StatusCode::BAD_REQUEST, "ERROR", &e),
+    let (mode, count, offset) = match paging(&p) {
+        Ok(x) => x,
+        Err(f) => return f.into_response(),
     };
-    let count = match param(&p, "count").map(str::parse::<usize>) {
-        None => 100,
-        Some(Ok(0)) => MAX_RESULT_ROWS,
-        Some(Ok(n)) => n.min(MAX_RESULT_ROWS),
-        Some(Err(_)) => return error(StatusCode::BAD_REQUEST, "ERROR", "count must be a number"),
-    };
-    let offset = param(&p, "offset")
-        .and_then(|o| o.parse().ok())
-        .unwrap_or(0usize);
     let req = match search_request(&p) {
         Ok(r) => r,
         Err(r) => return r.into_response(),
@@ -1160,8 +1151,45 @@ async fn list_jobs(
     ([(header::CONTENT_TYPE, "text/xml; charset=UTF-8")], body).into_response()
 }
 
-fn no_job(sid: &str) -> Response {
-    error(
+/// The job `{sid}` of the path, if the request's user owns it; else the 401 or 404 answer.
+fn caller_job(
+    st: &RestState,
+    headers: &HeaderMap,
+    path: &HashMap<String, String>,
+) -> Result<(Arc<jobs::Job>, String), Fail> {
+    let user = authenticate(st, headers)?.user;
+    let sid = path.get("sid").cloned().unwrap_or_default();
+    match st.jobs.get(&sid, &user) {
+        Some(j) => Ok((j, sid)),
+        None => Err(no_job(&sid)),
+    }
+}
+
+/// `output_mode`, `count` (default 100; `0` = all up to [`MAX_RESULT_ROWS`]) and `offset` of a
+/// result request.
+fn paging(p: &[(String, String)]) -> Result<(Mode, usize, usize), Fail> {
+    let mode = Mode::parse(param(p, "output_mode"))
+        .map_err(|e| fail(StatusCode::BAD_REQUEST, "ERROR", &e))?;
+    let count = match param(p, "count").map(str::parse::<usize>) {
+        None => 100,
+        Some(Ok(0)) => MAX_RESULT_ROWS,
+        Some(Ok(n)) => n.min(MAX_RESULT_ROWS),
+        Some(Err(_)) => {
+            return Err(fail(
+                StatusCode::BAD_REQUEST,
+                "ERROR",
+                "count must be a number",
+            ))
+        }
+    };
+    let offset = param(p, "offset")
+        .and_then(|o| o.parse().ok())
+        .unwrap_or(0usize);
+    Ok((mode, count, offset))
+}
+
+fn no_job(sid: &str) -> Fail {
+    fail(
         StatusCode::NOT_FOUND,
         "FATAL",
         &format!("Unknown sid: {sid}"),
@@ -1174,13 +1202,9 @@ async fn job_status(
     RawQuery(q): RawQuery,
     headers: HeaderMap,
 ) -> Response {
-    let user = match authenticate(&st, &headers) {
-        Ok(s) => s.user,
+    let (j, _) = match caller_job(&st, &headers, &path) {
+        Ok(x) => x,
         Err(r) => return r.into_response(),
-    };
-    let sid = path.get("sid").cloned().unwrap_or_default();
-    let Some(j) = st.jobs.get(&sid, &user) else {
-        return no_job(&sid);
     };
     let p = params(q.as_deref(), b"");
     let prog = j.progress();
@@ -1199,14 +1223,10 @@ async fn delete_job(
     axum::extract::Path(path): axum::extract::Path<HashMap<String, String>>,
     headers: HeaderMap,
 ) -> Response {
-    let user = match authenticate(&st, &headers) {
-        Ok(s) => s.user,
+    let sid = match caller_job(&st, &headers, &path) {
+        Ok((_, sid)) => sid,
         Err(r) => return r.into_response(),
     };
-    let sid = path.get("sid").cloned().unwrap_or_default();
-    if st.jobs.get(&sid, &user).is_none() {
-        return no_job(&sid);
-    }
     st.jobs.remove(&sid);
     (
         [(header::CONTENT_TYPE, "text/xml; charset=UTF-8")],
@@ -1222,13 +1242,9 @@ async fn control(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let user = match authenticate(&st, &headers) {
-        Ok(s) => s.user,
+    let (j, sid) = match caller_job(&st, &headers, &path) {
+        Ok(x) => x,
         Err(r) => return r.into_response(),
-    };
-    let sid = path.get("sid").cloned().unwrap_or_default();
-    let Some(j) = st.jobs.get(&sid, &user) else {
-        return no_job(&sid);
     };
     let p = params(q.as_deref(), &body);
     let action = param(&p, "action").unwrap_or_default();
@@ -1256,29 +1272,16 @@ async fn job_rows(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let user = match authenticate(&st, &headers) {
-        Ok(s) => s.user,
+    let (j, _) = match caller_job(&st, &headers, &path) {
+        Ok(x) => x,
         Err(r) => return r.into_response(),
     };
-    let sid = path.get("sid").cloned().unwrap_or_default();
     let part = path.get("part").cloned().unwrap_or_default();
-    let Some(j) = st.jobs.get(&sid, &user) else {
-        return no_job(&sid);
-    };
     let p = params(q.as_deref(), &body);
-    let mode = match Mode::parse(param(&p, "output_mode")) {
-        Ok(m) => m,
-        Err(e) => return error(StatusCode::BAD_REQUEST, "ERROR", &e),
+    let (mode, count, offset) = match paging(&p) {
+        Ok(x) => x,
+        Err(f) => return f.into_response(),
     };
-    let count = match param(&p, "count").map(str::parse::<usize>) {
-        None => 100,
-        Some(Ok(0)) => MAX_RESULT_ROWS,
-        Some(Ok(n)) => n.min(MAX_RESULT_ROWS),
-        Some(Err(_)) => return error(StatusCode::BAD_REQUEST, "ERROR", "count must be a number"),
-    };
-    let offset = param(&p, "offset")
-        .and_then(|o| o.parse().ok())
-        .unwrap_or(0usize);
     let prog = j.progress();
     let rows = match part.as_str() {
         "results" if !j.is_done() => return StatusCode::NO_CONTENT.into_response(),
