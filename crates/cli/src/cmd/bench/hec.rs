@@ -1,7 +1,7 @@
 //! `lode bench --scenario hec`: HTTP Event Collector ingest throughput.
 //!
-//! A collector runs in this process on 127.0.0.1 (plain HTTP: the figure is the server's, not
-//! TLS's). The generated corpus (`--size`) is cut into JSON batches of [`BATCH`] events, the way
+//! A collector runs in this process on 127.0.0.1 ([`LocalServer`]; plain HTTP: the figure is
+//! the server's, not TLS's). The generated corpus (`--size`) is cut into JSON batches of [`BATCH`] events, the way
 //! logging clients send them, and [`CLIENTS`] client threads with keep-alive connections send
 //! every batch once without acknowledgement, then every batch once more with acknowledgement
 //! (each client polls `/services/collector/ack` for its ids every [`ACK_POLL`], as Vector does
@@ -9,14 +9,13 @@
 //! acknowledged, and the server's CPU seconds (process CPU minus the client threads' own). At the
 //! end the index is counted: every sent event must be there exactly once per phase.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use lode_node::hec::{HecConfig, HecToken};
-use lode_node::{Home, Node};
+use lode_node::Home;
 use serde::Serialize;
 
-use super::service::Latency;
+use super::service::{Latency, LocalServer};
 use crate::cli::BenchArgs;
 use crate::exit::{CliError, CliResult, FAILURE};
 use crate::sysstat;
@@ -29,62 +28,6 @@ const BATCH: usize = 100;
 const ACK_POLL: Duration = Duration::from_millis(100);
 const TOKEN: &str = "bench-00000000-0000-4000-8000-000000000001";
 const ACK_TOKEN: &str = "bench-00000000-0000-4000-8000-000000000002";
-
-/// A collector serving in this process.
-struct Collector {
-    url: String,
-    node: Arc<Node>,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<Result<(), String>>>,
-}
-
-impl Collector {
-    fn start(home: &Home) -> CliResult<Collector> {
-        let node = Arc::new(Node::open(home).map_err(super::super::node_error)?);
-        let state = lode_server::hec::HecState::new(node.clone(), "bench:8088".into())
-            .map_err(super::super::node_error)?;
-        let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-        let url = format!("http://{}", listener.local_addr()?);
-        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let thread = std::thread::spawn(move || -> Result<(), String> {
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .thread_name("lode-hec")
-                .build()
-                .map_err(|e| e.to_string())?;
-            rt.block_on(lode_server::tls::serve(
-                listener,
-                lode_server::hec::router(state),
-                None,
-                async {
-                    let _ = stop_rx.await;
-                },
-            ))
-            .map_err(|e| e.to_string())
-        });
-        Ok(Collector {
-            url,
-            node,
-            stop: Some(stop_tx),
-            thread: Some(thread),
-        })
-    }
-
-    fn stop(mut self) -> CliResult {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            t.join()
-                .map_err(|_| CliError::new(FAILURE, "the collector panicked"))?
-                .map_err(|e| CliError::new(FAILURE, e))?;
-        }
-        let node = Arc::try_unwrap(self.node)
-            .map_err(|_| CliError::new(FAILURE, "the collector still holds the node"))?;
-        node.close()
-            .map_err(|e| CliError::new(FAILURE, e.to_string()))
-    }
-}
 
 /// One request body and what it holds.
 struct Batch {
@@ -293,7 +236,11 @@ pub fn run(args: &BenchArgs) -> CliResult {
         .and_then(|_| cfg.add(token("bench-ack", ACK_TOKEN, true)))
         .and_then(|_| cfg.save(&home))
         .map_err(super::super::node_error)?;
-    let collector = Collector::start(&home)?;
+    let collector = LocalServer::start_with(&home, |node| {
+        let state = lode_server::hec::HecState::new(node, "bench:8088".into())
+            .map_err(super::super::node_error)?;
+        Ok(lode_server::hec::router(state))
+    })?;
     let load_before = sysstat::load_average();
     eprintln!(
         "lode bench: {CLIENTS} clients send {} batches of {BATCH} events to {}, without then with acknowledgement…",

@@ -34,10 +34,24 @@ pub(super) struct LocalServer {
 }
 
 impl LocalServer {
-    /// Opens `home`'s node and serves it on an ephemeral local port.
+    /// Opens `home`'s node and serves its API on an ephemeral local port.
     pub fn start(home: &Home) -> CliResult<LocalServer> {
+        let index_root = home.index_root();
+        LocalServer::start_with(home, move |node| {
+            Ok(lode_server::app(lode_server::AppState::new(
+                node, index_root,
+            )))
+        })
+    }
+
+    /// Opens `home`'s node and serves the router `make` builds over it (plain HTTP) on an
+    /// ephemeral local port.
+    pub fn start_with(
+        home: &Home,
+        make: impl FnOnce(Arc<Node>) -> CliResult<axum::Router>,
+    ) -> CliResult<LocalServer> {
         let node = Arc::new(Node::open(home).map_err(super::super::node_error)?);
-        let state = lode_server::AppState::new(node.clone(), home.index_root());
+        let router = make(node.clone())?;
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<String, String>>();
         let thread = std::thread::spawn(move || -> Result<(), String> {
@@ -56,7 +70,7 @@ impl LocalServer {
                 };
                 let addr = listener.local_addr().map_err(|e| e.to_string())?;
                 let _ = ready_tx.send(Ok(format!("http://{addr}")));
-                lode_server::serve(listener, state, async {
+                lode_server::serve_router(listener, router, async {
                     let _ = stop_rx.await;
                 })
                 .await
