@@ -24,3 +24,13 @@ pub use layer::Conf;
 
 /// Name of the stanza that receives keys written before any `[stanza]` header.
 pub const DEFAULT_STANZA: &str = "default";
+
+/// Splunk booleans: true/false, t/f, yes/no, y/n, 1/0, case-insensitive, surrounding blanks
+/// ignored; `None` for anything else.
+pub fn parse_bool(v: &str) -> Option<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "true" | "t" | "yes" | "y" | "1" => Some(true),
+        "false" | "f" | "no" | "n" | "0" => Some(false),
+        _ => None,
+    }
+}

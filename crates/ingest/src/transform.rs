@@ -287,14 +287,7 @@ impl Transform {
     }
 }
 
-/// Splunk booleans: true/false, t/f, yes/no, y/n, 1/0, case-insensitive.
-pub(crate) fn parse_bool(v: &str) -> Option<bool> {
-    match v.trim().to_ascii_lowercase().as_str() {
-        "true" | "t" | "yes" | "y" | "1" => Some(true),
-        "false" | "f" | "no" | "n" | "0" => Some(false),
-        _ => None,
-    }
-}
+pub(crate) use lode_conf::parse_bool;
 
 pub(crate) fn warning(e: &lode_conf::Entry, message: String) -> Warning {
     Warning {

@@ -138,13 +138,10 @@ pub struct HecConfig {
 }
 
 fn bool_value(s: &Stanza, key: &str, default: bool) -> Result<bool, String> {
-    match s.get(key).map(str::trim) {
+    match s.get(key) {
         None => Ok(default),
-        Some(v) => match v.to_ascii_lowercase().as_str() {
-            "1" | "true" | "t" | "yes" | "y" => Ok(true),
-            "0" | "false" | "f" | "no" | "n" => Ok(false),
-            _ => Err(format!("[{}] {key} = {v}: expected a boolean", s.name)),
-        },
+        Some(v) => lode_conf::parse_bool(v)
+            .ok_or_else(|| format!("[{}] {key} = {}: expected a boolean", s.name, v.trim())),
     }
 }
 
