@@ -22,7 +22,7 @@ test:
 ## Real Splunk clients (PyPI) against a real `lode serve`: compat/requirements.txt in a venv.
 compat:
 	$(CARGO) build -p lode
-	test -x "$(COMPAT_VENV)/bin/python" || $(PYTHON) -m venv "$(COMPAT_VENV)"
+	test -x "$(COMPAT_VENV)/bin/pip" || { rm -rf "$(COMPAT_VENV)"; $(PYTHON) -m venv "$(COMPAT_VENV)"; }
 	"$(COMPAT_VENV)/bin/pip" install -q --disable-pip-version-check -r compat/requirements.txt
 	cd compat && LODE_BIN="$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/lode" \
 		"$(COMPAT_VENV)/bin/python" -m pytest -q -p no:cacheprovider .
