@@ -8,7 +8,7 @@
 //! ([`crate::ops::Split`]) read buckets with [`RunOptions::batch_search_max_pipeline`] parallel
 //! pipelines and emit once, after the merge.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use lode_event::Micros;
 use lode_time::Zone;
@@ -91,7 +91,7 @@ impl SearchStats {
 }
 
 /// How searches execute on this node (server-wide settings, not part of a request).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RunOptions {
     /// Parallel pipelines of a batch-mode search (Splunk's `batch_search_max_pipeline`): buckets
     /// read at once, each by its own worker thread with its own partial state. 0 = the number
@@ -99,6 +99,10 @@ pub struct RunOptions {
     pub batch_search_max_pipeline: usize,
     /// Row and group limits of the buffering commands (they hold across workers).
     pub limits: Limits,
+    /// `$LODE_HOME/etc`, where search-time configuration lives (`macros.conf`, `transforms.conf`,
+    /// lookup files) with Splunk's precedence. `None`: no configuration is read (library use and
+    /// tests), so commands that need it fail with a clear error.
+    pub etc_dir: Option<PathBuf>,
 }
 
 impl RunOptions {

@@ -142,6 +142,7 @@ fn group_limit_holds_across_workers() {
             max_groups,
             ..Limits::default()
         },
+        ..RunOptions::default()
     };
     for q in [
         "* | stats count by host",

@@ -57,6 +57,17 @@ impl AppState {
     }
 }
 
+impl AppState {
+    /// How this server runs a search: its `[search]` settings and `$LODE_HOME/etc`.
+    pub fn run_options(&self) -> lode_search::run::RunOptions {
+        lode_search::run::RunOptions {
+            batch_search_max_pipeline: self.node.server_settings().search_batch_max_pipeline,
+            etc_dir: Some(self.node.home().etc()),
+            ..Default::default()
+        }
+    }
+}
+
 /// The router, testable without a socket.
 pub fn app(state: AppState) -> Router {
     routes::router().with_state(state)

@@ -100,10 +100,7 @@ async fn search(st: AppState, p: SearchParams) -> Result<Response, ApiError> {
     };
     tokio::task::spawn_blocking(move || {
         let _slot = permit;
-        let opts = lode_search::run::RunOptions {
-            batch_search_max_pipeline: st.node.server_settings().search_batch_max_pipeline,
-            ..Default::default()
-        };
+        let opts = st.run_options();
         let result = lode_search::run::run_with(&st.index_root, &req, &opts, &mut |rows| {
             let mut buf = Vec::with_capacity(rows.len() * 256);
             for mut row in rows {

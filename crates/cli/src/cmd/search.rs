@@ -38,6 +38,7 @@ pub fn run(home: &Home, args: SearchArgs) -> CliResult {
         .map_err(|e| CliError::new(crate::exit::CONFIG, e.to_string()))?;
     let opts = RunOptions {
         batch_search_max_pipeline: server.search_batch_max_pipeline,
+        etc_dir: Some(home.etc()),
         ..Default::default()
     };
     let started = std::time::Instant::now();

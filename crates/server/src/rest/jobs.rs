@@ -377,10 +377,7 @@ pub fn run(
         Err(e) => Err(format!("cannot write the results: {e}")),
         Ok(f) => {
             let mut out = std::io::BufWriter::new(f);
-            let opts = lode_search::run::RunOptions {
-                batch_search_max_pipeline: app.node.server_settings().search_batch_max_pipeline,
-                ..Default::default()
-            };
+            let opts = app.run_options();
             let res = lode_search::run::run_with(&app.index_root, req, &opts, &mut |rows| {
                 let rows = rows.into_iter().map(|mut r| fields(&mut r)).collect();
                 if job.take(&mut out, rows) {

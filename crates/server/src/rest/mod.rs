@@ -625,10 +625,7 @@ async fn run_search(
     let app = st.app.clone();
     let res = tokio::task::spawn_blocking(move || {
         let _slot = permit;
-        let opts = lode_search::run::RunOptions {
-            batch_search_max_pipeline: app.node.server_settings().search_batch_max_pipeline,
-            ..Default::default()
-        };
+        let opts = app.run_options();
         lode_search::run::run_with(&app.index_root, &req, &opts, &mut |rows| {
             for mut r in rows {
                 if !each(fields(&mut r)) {
