@@ -13,10 +13,12 @@
 //!   A multivalue field matches when one of its values does (`!=`: when none equals).
 //! * Time bounds are true here: the planner applies them to the time range.
 
+use crate::extract::{self, kv};
 use crate::row::Row;
 use crate::value::{parse_num, Value};
 use lode_event::token::{is_major, is_minor, Tokenizer};
 use lode_spl::ast::{CmpOp, SearchExpr, Term};
+use lode_store::bucket::EventView;
 use std::cell::RefCell;
 
 /// The tokens of one `_raw`, built on the first term of a [`matches`] call (buffers reused across
@@ -54,35 +56,138 @@ thread_local! {
     static TOKENS: RefCell<Tokens> = RefCell::new(Tokens::default());
 }
 
-/// Whether `row` satisfies the search clause `expr`.
-pub fn matches(expr: &SearchExpr, row: &mut Row) -> bool {
-    TOKENS.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut toks) => {
-            toks.built = false;
-            check(expr, row, &mut toks)
-        }
-        Err(_) => check(expr, row, &mut Tokens::default()),
-    })
+/// What a clause is checked against: a [`Row`], or an event as read from a bucket
+/// ([`EventSubject`]) before any row is built.
+trait Subject {
+    /// `_raw` (`""` when there is none).
+    fn raw(&self) -> &str;
+    /// The field `name`, or [`Undecided`] when this subject cannot tell it cheaply.
+    fn field(&mut self, name: &str) -> Result<Field<'_>, Undecided>;
 }
 
-fn check(expr: &SearchExpr, row: &mut Row, toks: &mut Tokens) -> bool {
-    match expr {
-        SearchExpr::And(v) => v.iter().all(|e| check(e, row, toks)),
-        SearchExpr::Or(v) => v.iter().any(|e| check(e, row, toks)),
-        SearchExpr::Not(e) => !check(e, row, toks),
-        SearchExpr::TimeBound { .. } => true,
-        SearchExpr::Term(t) => term(t, row, toks),
-        SearchExpr::Compare {
-            field, op, value, ..
-        } => compare(row, field, *op, value),
+/// A field's value as a [`Subject`] sees it.
+enum Field<'a> {
+    /// Missing (or null).
+    Missing,
+    /// A value of a row.
+    Value(&'a Value),
+    /// A single string value.
+    Text(&'a str),
+}
+
+/// The subject cannot answer without building the whole row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Undecided;
+
+impl Subject for Row {
+    fn raw(&self) -> &str {
+        match self.peek("_raw") {
+            Some(Value::Str(s)) => s.as_str(),
+            _ => "",
+        }
+    }
+
+    fn field(&mut self, name: &str) -> Result<Field<'_>, Undecided> {
+        Ok(match self.get(name) {
+            Some(v) if !v.is_null() => Field::Value(v),
+            _ => Field::Missing,
+        })
     }
 }
 
-fn term(t: &Term, row: &mut Row, toks: &mut Tokens) -> bool {
-    let raw = match row.peek("_raw") {
-        Some(Value::Str(s)) => s.as_str(),
-        _ => "",
-    };
+/// An event straight from a bucket, as [`Row::from_event`] would present it, answering the
+/// fields it can give without allocating: `_raw`, `host`, `source`, `sourcetype`, `index`,
+/// `splunk_server`, index-time fields, and search-time `key=value` fields of non-JSON events
+/// (found by [`kv::find`], which yields what extraction would give first). Numeric built-ins
+/// (`_time`, `linecount`, …), `punct` and JSON events are [`Undecided`].
+pub struct EventSubject<'a> {
+    /// The event.
+    pub view: &'a EventView<'a>,
+    /// Its index.
+    pub index: &'a str,
+}
+
+impl Subject for EventSubject<'_> {
+    fn raw(&self) -> &str {
+        self.view.raw
+    }
+
+    fn field(&mut self, name: &str) -> Result<Field<'_>, Undecided> {
+        let v = self.view;
+        let text = match name {
+            "_raw" => v.raw,
+            "host" => v.host,
+            "source" => v.source,
+            "sourcetype" => v.sourcetype,
+            "index" => self.index,
+            "splunk_server" => "lode",
+            "_time" | "linecount" | "_indextime" | "_cd" | "punct" => return Err(Undecided),
+            _ => {
+                if let Some((_, x)) = v.fields.iter().find(|(k, _)| k == name) {
+                    x
+                } else if extract::is_json(v.raw, v.sourcetype) {
+                    return Err(Undecided);
+                } else {
+                    match kv::find(v.raw, name) {
+                        Some(x) => x,
+                        None => return Ok(Field::Missing),
+                    }
+                }
+            }
+        };
+        Ok(Field::Text(text))
+    }
+}
+
+/// Whether `row` satisfies the search clause `expr`.
+pub fn matches(expr: &SearchExpr, row: &mut Row) -> bool {
+    with_tokens(|toks| check(expr, row, toks)).unwrap_or(false)
+}
+
+/// Whether the event satisfies `expr`, decided without building its row, or [`Undecided`]
+/// (then build the row and call [`matches`]; the answer is always the same as [`matches`]'s).
+pub fn matches_event(expr: &SearchExpr, ev: &mut EventSubject<'_>) -> Result<bool, Undecided> {
+    with_tokens(|toks| check(expr, ev, toks))
+}
+
+fn with_tokens<T>(f: impl FnOnce(&mut Tokens) -> T) -> T {
+    TOKENS.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut toks) => {
+            toks.built = false;
+            f(&mut toks)
+        }
+        Err(_) => f(&mut Tokens::default()),
+    })
+}
+
+fn check<S: Subject>(expr: &SearchExpr, row: &mut S, toks: &mut Tokens) -> Result<bool, Undecided> {
+    Ok(match expr {
+        SearchExpr::And(v) => {
+            for e in v {
+                if !check(e, row, toks)? {
+                    return Ok(false);
+                }
+            }
+            true
+        }
+        SearchExpr::Or(v) => {
+            for e in v {
+                if check(e, row, toks)? {
+                    return Ok(true);
+                }
+            }
+            false
+        }
+        SearchExpr::Not(e) => !check(e, row, toks)?,
+        SearchExpr::TimeBound { .. } => true,
+        SearchExpr::Term(t) => term(t, row.raw(), toks),
+        SearchExpr::Compare {
+            field, op, value, ..
+        } => compare(row.field(field)?, *op, value),
+    })
+}
+
+fn term(t: &Term, raw: &str, toks: &mut Tokens) -> bool {
     let text = t.text.as_bytes();
     if t.quoted && t.case {
         return raw.contains(t.text.as_str());
@@ -133,20 +238,30 @@ fn case_occurs(raw: &[u8], text: &[u8], wild: bool) -> bool {
     })
 }
 
-fn compare(row: &mut Row, field: &str, op: CmpOp, pattern: &str) -> bool {
-    let Some(v) = row.get(field) else {
-        return false;
-    };
-    if v.is_null() {
-        return false;
+fn compare(field: Field<'_>, op: CmpOp, pattern: &str) -> bool {
+    match field {
+        Field::Missing => false,
+        // What a row's `Value::Str(x)` gives below, without the value.
+        Field::Text(x) => compare_one(x, parse_num(x), op, pattern),
+        Field::Value(v) => match op {
+            CmpOp::Eq => pattern == "*" || v.iter_values().any(|x| eq_match(&x.as_str(), pattern)),
+            CmpOp::Ne => !v.iter_values().any(|x| eq_match(&x.as_str(), pattern)),
+            _ => v
+                .iter_values()
+                .any(|x| compare_one(&x.as_str(), x.to_num(), op, pattern)),
+        },
     }
+}
+
+/// One value (its text and its number, if any) against the pattern.
+fn compare_one(text: &str, num: Option<f64>, op: CmpOp, pattern: &str) -> bool {
     match op {
-        CmpOp::Eq => pattern == "*" || v.iter_values().any(|x| eq_match(&x.as_str(), pattern)),
-        CmpOp::Ne => !v.iter_values().any(|x| eq_match(&x.as_str(), pattern)),
-        _ => v.iter_values().any(|x| {
-            let ord = match (x.to_num(), parse_num(pattern)) {
+        CmpOp::Eq => pattern == "*" || eq_match(text, pattern),
+        CmpOp::Ne => !eq_match(text, pattern),
+        _ => {
+            let ord = match (num, parse_num(pattern)) {
                 (Some(a), Some(b)) => a.partial_cmp(&b),
-                _ => Some(x.as_str().as_ref().cmp(pattern)),
+                _ => Some(text.cmp(pattern)),
             };
             let Some(ord) = ord else { return false };
             match op {
@@ -155,7 +270,7 @@ fn compare(row: &mut Row, field: &str, op: CmpOp, pattern: &str) -> bool {
                 CmpOp::Gt => ord.is_gt(),
                 _ => ord.is_ge(),
             }
-        }),
+        }
     }
 }
 

@@ -199,6 +199,14 @@ pub fn run_with(
             stats
                 .explain
                 .push("verify: none (the term query decides the clause exactly)".into());
+        } else if let Some(r) = &plan.residual {
+            let shown = lode_spl::print(&lode_spl::ast::Pipeline {
+                commands: vec![Command::Search(Some(r.clone()))],
+            });
+            stats.explain.push(format!(
+                "verify: {} (conjuncts the term query decides exactly are not re-checked)",
+                shown.trim_start_matches("search ")
+            ));
         }
         if let Some(c) = counted {
             stats.explain.push(format!(
@@ -209,6 +217,11 @@ pub fn run_with(
             stats
                 .explain
                 .push("rows: from bucket columns only (no raw slice read)".into());
+        } else if let Some(f) = plan.slim_rows.as_ref().filter(|_| !req.force_scan) {
+            stats.explain.push(format!(
+                "rows: events checked in place (search-time fields found without building rows); matches handed on with only [{}]",
+                f.join(", ")
+            ));
         }
         stats.explain.push(if time_ordered {
             "order: newest first (k-way merge by time)".to_string()
@@ -221,6 +234,7 @@ pub fn run_with(
     let sctx = ScanCtx {
         root: index_root,
         clause: plan.clause.as_ref(),
+        residual: plan.residual.as_ref(),
         query: &plan.query,
         required: &plan.required,
         range: plan.range,
@@ -229,6 +243,7 @@ pub fn run_with(
         time_ordered,
         exact: plan.exact,
         columns_only: plan.columns_only && !req.force_scan,
+        slim_rows: plan.slim_rows.as_deref().filter(|_| !req.force_scan),
         counted,
     };
     match &split {

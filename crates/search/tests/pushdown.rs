@@ -160,3 +160,83 @@ fn newest_first_by_selection_equals_sorting() {
         same_as_naive(dir.path(), q);
     }
 }
+
+/// Events for the in-place check: key=value text, JSON events (which the in-place check leaves
+/// to the full row), index-time fields, a `host=` key that the built-in `host` shadows, and
+/// numbers.
+fn kv_corpus(root: &std::path::Path) {
+    let base = 1_600_000_000i64;
+    let chunk = |b: usize, n: usize, roll: bool| Chunk {
+        events: (0..n)
+            .map(|i| {
+                let t = (base + (b * 3600 + i) as i64) * SEC;
+                let common = if i % 3 == 0 { " common" } else { "" };
+                let raw = match i % 4 {
+                    0 => format!("seq{i}{common} k=v{} n={} host=zzz", i % 5, i % 11),
+                    1 => format!(
+                        r#"{{"k": "v{}", "n": {}, "seq": "seq{i}{common}"}}"#,
+                        i % 5,
+                        i % 11
+                    ),
+                    2 => format!("seq{i}{common} k=\"v{} quoted\" n={}.5", i % 5, i % 11),
+                    _ => format!("seq{i}{common} other=1 k.x=v{}", i % 5),
+                };
+                let mut e = event(t, &format!("h{}", i % 7), &format!("st{}", i % 3), &raw);
+                if i % 6 == 0 {
+                    e.fields.push(("f".into(), format!("x{}", i % 4)));
+                    e.fields.push(("k".into(), "indexed".into()));
+                }
+                e
+            })
+            .collect(),
+        roll,
+    };
+    write_index(root, "main", &[chunk(0, 6000, true), chunk(1, 300, false)]);
+}
+
+#[test]
+fn events_checked_in_place_equal_full_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    kv_corpus(dir.path());
+    for clause in [
+        "common k=v1",
+        "k=v1",
+        "common k!=v1",
+        "common NOT k=v1",
+        "k=v* host=h3",
+        "common k=indexed",
+        "f=x2",
+        "common (host=zzz OR k=v4)",
+        "common n>5",
+        "n<=3.5",
+        "k_x=v2",
+        "common linecount=1",
+        "common (k=v2 OR n=4)",
+        "k=\"v3 quoted\"",
+        "common NOT missing=*",
+    ] {
+        for cmd in [
+            "stats count",
+            "stats count by host",
+            "timechart span=1h count by sourcetype",
+            "top source",
+        ] {
+            let q = format!("{clause} | {cmd}");
+            let explain = same_as_naive(dir.path(), &q);
+            let slim = explain
+                .iter()
+                .any(|l| l.starts_with("rows: events checked in place"));
+            let exact = explain.iter().any(|l| l.starts_with("verify: none"));
+            assert_eq!(slim, !exact, "{q}: {explain:#?}");
+        }
+    }
+    // Conjuncts the term query decides are not re-checked.
+    let explain = same_as_naive(dir.path(), "common k=v1 | stats count");
+    assert!(
+        explain
+            .iter()
+            .any(|l| l
+                == "verify: k=v1 (conjuncts the term query decides exactly are not re-checked)"),
+        "{explain:#?}"
+    );
+}

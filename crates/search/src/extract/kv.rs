@@ -38,12 +38,49 @@ fn ends_value(b: u8) -> bool {
 /// Calls `f(sanitised_key, value)` for every pair of `raw`, in order (duplicates included; the
 /// caller keeps the first).
 pub fn extract(raw: &str, mut f: impl FnMut(&str, &str)) {
+    let mut key = String::new();
+    scan(raw, |k, value| {
+        key.clear();
+        key.extend(k.bytes().map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c as char
+            } else {
+                '_'
+            }
+        }));
+        f(&key, value);
+        false
+    });
+}
+
+/// The value of the first pair whose sanitised key is `name` (what [`extract`] would give first
+/// for that name), without allocating.
+pub fn find<'a>(raw: &'a str, name: &str) -> Option<&'a str> {
+    let mut found = None;
+    scan(raw, |k, value| {
+        let same = k.len() == name.len()
+            && k.bytes().zip(name.bytes()).all(|(c, n)| {
+                if c.is_ascii_alphanumeric() {
+                    c == n
+                } else {
+                    n == b'_'
+                }
+            });
+        if same {
+            found = Some(value);
+        }
+        same
+    });
+    found
+}
+
+/// The grammar: calls `f(raw_key, value)` for every pair in order until `f` returns true.
+fn scan<'a>(raw: &'a str, mut f: impl FnMut(&'a str, &'a str) -> bool) {
     let b = raw.as_bytes();
     let n = b.len();
-    let mut key = String::new();
     let mut i = 0;
     while i < n {
-        let Some(off) = b[i..].iter().position(|&c| c == b'=') else {
+        let Some(off) = memchr::memchr(b'=', &b[i..]) else {
             return;
         };
         let eq = i + off;
@@ -59,7 +96,7 @@ pub fn extract(raw: &str, mut f: impl FnMut(&str, &str)) {
         }
         let vstart = eq + 1;
         let (value, end) = if b.get(vstart) == Some(&b'"') {
-            match b[vstart + 1..].iter().position(|&c| c == b'"') {
+            match memchr::memchr(b'"', &b[vstart + 1..]) {
                 Some(len) => (&raw[vstart + 1..vstart + 1 + len], vstart + len + 2),
                 None => {
                     i = eq + 1;
@@ -77,15 +114,9 @@ pub fn extract(raw: &str, mut f: impl FnMut(&str, &str)) {
             }
             (&raw[vstart..vstart + len], vstart + len)
         };
-        key.clear();
-        key.extend(raw[k0..eq].bytes().map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c as char
-            } else {
-                '_'
-            }
-        }));
-        f(&key, value);
+        if f(&raw[k0..eq], value) {
+            return;
+        }
         i = end;
     }
 }
@@ -193,6 +224,13 @@ mod tests {
         #[test]
         fn matches_naive_twin(s in r#"[a-c_.=" ,;\-0-9&\]é]{0,40}"#) {
             proptest::prop_assert_eq!(pairs(&s), naive(&s));
+        }
+
+        /// `find` gives what the first extracted pair of that (sanitised) name holds.
+        #[test]
+        fn find_is_first_extracted(s in r#"[a-c_.=" ,;\-0-9&\]é]{0,40}"#, name in "[a-c_]{1,3}") {
+            let first = pairs(&s).into_iter().find(|(k, _)| *k == name).map(|(_, v)| v);
+            proptest::prop_assert_eq!(find(&s, &name).map(str::to_string), first);
         }
     }
 }

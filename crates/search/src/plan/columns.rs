@@ -40,6 +40,33 @@ pub fn reads_only_columns(rest: &[Command]) -> bool {
     }
 }
 
+/// The [`COLUMN_FIELDS`] that the first command of `rest` reads (when
+/// [`reads_only_columns`] holds): what a slim row must carry.
+pub fn fields_read(rest: &[Command]) -> Vec<&'static str> {
+    let mut used: Vec<&str> = Vec::new();
+    fn aggs<'a>(aggs: &'a [Agg], used: &mut Vec<&'a str>) {
+        used.extend(aggs.iter().filter_map(|a| a.field.as_deref()));
+    }
+    match rest.first() {
+        Some(Command::Stats(s)) => {
+            aggs(&s.aggs, &mut used);
+            used.extend(s.by.iter().map(String::as_str));
+        }
+        Some(Command::Timechart(t)) => {
+            used.push("_time");
+            aggs(&t.aggs, &mut used);
+            used.extend(t.by.as_deref());
+        }
+        Some(Command::Top(t)) => used.extend(t.fields.iter().chain(&t.by).map(String::as_str)),
+        _ => return COLUMN_FIELDS.to_vec(),
+    }
+    COLUMN_FIELDS
+        .iter()
+        .copied()
+        .filter(|f| used.contains(f))
+        .collect()
+}
+
 /// Rule COUNT-PUSHDOWN: when the first command after an exact search clause is `stats`,
 /// `timechart` (events binned by its first span) or `top`/`rare` over column fields other than `_time` (`host`, `source`, `sourcetype`, `index`,
 /// `splunk_server`) and every aggregation is one whose result depends only on how many events

@@ -56,6 +56,27 @@ pub fn lower(expr: Option<&SearchExpr>) -> Lowered {
     }
 }
 
+/// What candidates of a non-exact clause must still be checked against: the conjuncts of a
+/// top-level AND whose own lowering is not exact (the candidates are the intersection of every
+/// conjunct's candidates, so an exactly lowered conjunct holds for all of them already), or the
+/// whole clause. `None` when nothing is left to check.
+pub fn residual(expr: Option<&SearchExpr>) -> Option<SearchExpr> {
+    let e = expr?;
+    let SearchExpr::And(items) = e else {
+        return (!lower_at(e, 0).exact).then(|| e.clone());
+    };
+    let mut left: Vec<SearchExpr> = items
+        .iter()
+        .filter(|i| !lower_at(i, 1).exact)
+        .cloned()
+        .collect();
+    match left.len() {
+        0 => None,
+        1 => left.pop(),
+        _ => Some(SearchExpr::And(left)),
+    }
+}
+
 fn lower_at(expr: &SearchExpr, depth: usize) -> Lowered {
     if depth > MAX_DEPTH {
         return Lowered::scan();

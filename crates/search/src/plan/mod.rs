@@ -50,6 +50,9 @@ pub struct Plan {
     pub range: TimeRange,
     /// Candidate events (a superset of the matches).
     pub query: TermQuery,
+    /// What candidates are checked against when `exact` is false ([`lower::residual`]): the
+    /// clause without the conjuncts the term query already decides.
+    pub residual: Option<SearchExpr>,
     /// Terms every match contains (for bloom checks).
     pub required: Vec<Vec<u8>>,
     /// `query` selects exactly the matching events (with the time range and index selection):
@@ -57,6 +60,10 @@ pub struct Plan {
     pub exact: bool,
     /// Rows can be built from the bucket columns alone ([`columns`]): no raw slice is read.
     pub columns_only: bool,
+    /// The clause needs the events (not exact) but the commands after it read only the column
+    /// fields ([`columns::reads_only_columns`]): matching events are handed on as rows of just
+    /// these column fields ([`columns::fields_read`]), without raw text or search-time fields.
+    pub slim_rows: Option<Vec<&'static str>>,
     /// The count pushdown applies ([`columns::counts_suffice`]): the id columns to count by
     /// (`None`: it does not apply).
     pub counted: Option<Vec<String>>,
@@ -96,7 +103,14 @@ pub fn plan(
         let lowered = lower::lower(clause.as_ref());
         (lowered.query, lowered.exact)
     };
+    let residual = if exact {
+        None
+    } else {
+        lower::residual(clause.as_ref())
+    };
     let columns_only = exact && columns::reads_only_columns(&commands);
+    let slim_rows =
+        (!exact && columns::reads_only_columns(&commands)).then(|| columns::fields_read(&commands));
     let counted = (columns_only && columns::counts_suffice(&commands))
         .then(|| columns::counted_columns(&commands));
     let mut required = Vec::new();
@@ -107,9 +121,11 @@ pub fn plan(
         indexes,
         range,
         query,
+        residual,
         required,
         exact,
         columns_only,
+        slim_rows,
         counted,
     })
 }

@@ -152,7 +152,13 @@ fn read_bucket(
     let mut cursor = Cursor::new(b.clone(), opened, false);
     while !cursor.is_done() {
         rows.clear();
-        match cursor.read_chunk(ctx.verify_clause(), ctx.columns_only, rows, stats) {
+        match cursor.read_chunk(
+            ctx.verify_clause(),
+            ctx.columns_only,
+            ctx.slim_rows,
+            rows,
+            stats,
+        ) {
             Ok(()) => {}
             Err(e) if is_corrupt(&e) => {
                 warn_corrupt(stats, &b.label, &e);

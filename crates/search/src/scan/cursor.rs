@@ -7,7 +7,7 @@ use lode_store::{BucketRead, EventView, StoreError};
 
 use super::candidates::{is_dense, Opened};
 use super::source::{BucketRef, Key};
-use crate::matcher;
+use crate::matcher::{self, EventSubject, Undecided};
 use crate::row::Row;
 use crate::run::SearchStats;
 use crate::value::Value;
@@ -144,10 +144,16 @@ impl Cursor {
 
     /// Reads the next chunk of candidates, appending the rows that satisfy `clause` to `out` with
     /// their keys, in the cursor's order.
+    ///
+    /// `slim`: the commands after the clause read only the column fields, so a matching event
+    /// becomes a columns row ([`column_row`]) instead of a full event row. Each event is first
+    /// checked without building a row ([`matcher::matches_event`]); only events that check cannot
+    /// decide get a full row for the matcher.
     pub fn read_chunk(
         &mut self,
         clause: Option<&SearchExpr>,
         columns_only: bool,
+        slim: Option<&[&'static str]>,
         out: &mut Vec<(Key, Row)>,
         stats: &mut SearchStats,
     ) -> Result<(), StoreError> {
@@ -166,8 +172,25 @@ impl Cursor {
                 .read_events(&mut self.sorted.iter().copied(), &mut |v| {
                     stats.events_scanned += 1;
                     let key = Key::new(src, v.time, v.num);
-                    let mut row = to_row(&v, &src.index, src.info.id);
-                    if clause.is_none_or(|c| matcher::matches(c, &mut row)) {
+                    let index = &*src.index;
+                    let decided = match clause {
+                        None => Ok(true),
+                        Some(c) => matcher::matches_event(c, &mut EventSubject { view: &v, index }),
+                    };
+                    let row = match decided {
+                        Ok(false) => None,
+                        Ok(true) if slim.is_some() => {
+                            Some(slim_row(&v, index, slim.unwrap_or_default()))
+                        }
+                        Ok(true) => Some(to_row(&v, index, src.info.id)),
+                        Err(Undecided) => {
+                            let mut row = to_row(&v, index, src.info.id);
+                            clause
+                                .is_none_or(|c| matcher::matches(c, &mut row))
+                                .then_some(row)
+                        }
+                    };
+                    if let Some(row) = row {
                         stats.events_matched += 1;
                         out.push((key, row));
                     }
@@ -218,24 +241,14 @@ impl Cursor {
                 // Sparse: decodes only the column blocks of the candidates.
                 b.indexed(num)?
             };
+            let row = column_row(
+                f.time,
+                name(b.host_names(), f.host)?,
+                name(b.source_names(), f.source)?,
+                name(b.sourcetype_names(), f.sourcetype)?,
+                &self.src.index,
+            );
             let time = f.time;
-            let row = Row::from_fields([
-                ("_time".to_string(), Value::Num(time as f64 / 1e6)),
-                (
-                    "host".to_string(),
-                    Value::Str(name(b.host_names(), f.host)?),
-                ),
-                (
-                    "source".to_string(),
-                    Value::Str(name(b.source_names(), f.source)?),
-                ),
-                (
-                    "sourcetype".to_string(),
-                    Value::Str(name(b.sourcetype_names(), f.sourcetype)?),
-                ),
-                ("index".to_string(), Value::Str(self.src.index.to_string())),
-                ("splunk_server".to_string(), Value::Str("lode".to_string())),
-            ]);
             stats.events_scanned += 1;
             stats.events_matched += 1;
             out.push((Key::new(&self.src, time, num), row));
@@ -273,6 +286,34 @@ pub fn newest_below(keys: &[(i64, u32)], bound: Option<(i64, u32)>, k: usize) ->
     let mut out: Vec<(i64, u32)> = heap.into_iter().map(|r| r.0).collect();
     out.sort_unstable_by_key(|&k| Reverse(k));
     out
+}
+
+/// A row of the column fields only ([`crate::plan::columns::COLUMN_FIELDS`]): what commands
+/// that read nothing else get instead of the whole event.
+pub fn column_row(time: i64, host: String, source: String, sourcetype: String, index: &str) -> Row {
+    Row::from_fields([
+        ("_time".to_string(), Value::Num(time as f64 / 1e6)),
+        ("host".to_string(), Value::Str(host)),
+        ("source".to_string(), Value::Str(source)),
+        ("sourcetype".to_string(), Value::Str(sourcetype)),
+        ("index".to_string(), Value::Str(index.to_string())),
+        ("splunk_server".to_string(), Value::Str("lode".to_string())),
+    ])
+}
+
+/// A row of the event's column fields named in `keep` (see [`crate::plan::Plan::slim_rows`]).
+fn slim_row(v: &EventView<'_>, index: &str, keep: &[&str]) -> Row {
+    Row::from_fields(keep.iter().map(|&f| {
+        let value = match f {
+            "_time" => Value::Num(v.time as f64 / 1e6),
+            "host" => Value::Str(v.host.to_owned()),
+            "source" => Value::Str(v.source.to_owned()),
+            "sourcetype" => Value::Str(v.sourcetype.to_owned()),
+            "index" => Value::Str(index.to_owned()),
+            _ => Value::Str("lode".to_owned()),
+        };
+        (f.to_string(), value)
+    }))
 }
 
 /// The result row of a stored event (`_cd` = `<bucket id>:<event number>`).

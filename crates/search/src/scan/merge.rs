@@ -125,10 +125,13 @@ fn refill(
             return Ok(false);
         }
         scratch.clear();
-        match lane
-            .cursor
-            .read_chunk(ctx.verify_clause(), ctx.columns_only, scratch, stats)
-        {
+        match lane.cursor.read_chunk(
+            ctx.verify_clause(),
+            ctx.columns_only,
+            ctx.slim_rows,
+            scratch,
+            stats,
+        ) {
             Ok(()) => lane.ready.extend(scratch.drain(..)),
             Err(e) if is_corrupt(&e) => {
                 warn_corrupt(stats, &lane.cursor.src.label, &e);

@@ -44,6 +44,8 @@ pub struct ScanCtx<'a> {
     pub clause: Option<&'a SearchExpr>,
     /// Candidate events per bucket (a superset of the matches).
     pub query: &'a TermQuery,
+    /// The part of the clause candidates are checked against ([`crate::plan::Plan::residual`]).
+    pub residual: Option<&'a SearchExpr>,
     /// Terms every match contains (bloom checks).
     pub required: &'a [Vec<u8>],
     /// `_time` range searched.
@@ -58,6 +60,9 @@ pub struct ScanCtx<'a> {
     pub exact: bool,
     /// Build rows from the bucket columns only (see [`crate::plan::columns`]).
     pub columns_only: bool,
+    /// The clause is verified per event but the commands after it read only column fields:
+    /// matching events become columns rows (see [`crate::plan::Plan::slim_rows`]).
+    pub slim_rows: Option<&'a [&'static str]>,
     /// Count pushdown (batch scan only): count candidates per combination of these id columns
     /// instead of building rows (see [`crate::plan::columns::counts_suffice`]).
     pub counted: Option<counted::Columns>,
@@ -66,10 +71,12 @@ pub struct ScanCtx<'a> {
 impl ScanCtx<'_> {
     /// The clause candidates must be verified against: `None` when the index decided it.
     pub fn verify_clause(&self) -> Option<&SearchExpr> {
-        if self.exact && !self.force_scan {
+        if self.force_scan {
+            self.clause
+        } else if self.exact {
             None
         } else {
-            self.clause
+            self.residual
         }
     }
 }
