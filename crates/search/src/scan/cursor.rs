@@ -52,6 +52,82 @@ pub struct Cursor {
     /// An error met while ordering the candidates, reported by the first
     /// [`Cursor::read_chunk`].
     pending: Option<StoreError>,
+    /// Time-ordered over many candidates of a bucket with a block table: candidates are keyed
+    /// block by block, newest block first, instead of all at once.
+    blocks: Option<BlockOrder>,
+}
+
+/// Newest-first reading by column blocks (rule BLOCK-ORDER): blocks are taken in descending
+/// order of their largest `_time` (from the block table, nothing decoded) and a block's
+/// candidates are keyed (their times decoded) only once the newest keyed candidate not yet
+/// read is not newer than that block's largest time — before that, none of its candidates can
+/// come next. `head 100` over a dense term thus decodes the newest block or two, not the
+/// bucket. This is the bucket-level merge of [`super::merge`] applied to blocks.
+///
+/// Naive twin: keying every candidate and sorting (the sparse path and the tests).
+struct BlockOrder {
+    /// Candidates, ascending.
+    ids: Vec<u32>,
+    /// Events per block.
+    per: u32,
+    /// `(largest time, block number)`, newest first.
+    order: Vec<(i64, u32)>,
+    /// Next block of `order` to key.
+    next: usize,
+    /// Keys of keyed candidates not yet read (max-heap: newest first).
+    heap: std::collections::BinaryHeap<(i64, u32)>,
+}
+
+impl BlockOrder {
+    fn new(ids: Vec<u32>, per: u32, ranges: &[(i64, i64)]) -> BlockOrder {
+        let mut order: Vec<(i64, u32)> = ranges
+            .iter()
+            .enumerate()
+            .map(|(b, &(_, max))| (max, b as u32))
+            .collect();
+        order.sort_unstable_by(|a, b| b.cmp(a));
+        BlockOrder {
+            ids,
+            per: per.max(1),
+            order,
+            next: 0,
+            heap: std::collections::BinaryHeap::new(),
+        }
+    }
+
+    fn is_done(&self) -> bool {
+        self.next >= self.order.len() && self.heap.is_empty()
+    }
+
+    /// Appends the next `want` candidates, newest first, to `out`.
+    fn take(
+        &mut self,
+        bucket: &dyn BucketRead,
+        want: usize,
+        out: &mut Vec<u32>,
+    ) -> Result<(), StoreError> {
+        let start = out.len();
+        while out.len() - start < want {
+            let newest = self.heap.peek().map(|k| k.0);
+            if let Some(&(max, b)) = self.order.get(self.next) {
+                if newest.is_none_or(|t| t <= max) {
+                    self.next += 1;
+                    let (lo, hi) = (b * self.per, (b + 1).saturating_mul(self.per));
+                    let from = self.ids.partition_point(|&n| n < lo);
+                    let to = self.ids.partition_point(|&n| n < hi);
+                    for &n in &self.ids[from..to] {
+                        self.heap.push((bucket.time(n)?, n));
+                    }
+                    continue;
+                }
+            }
+            match self.heap.pop() {
+                Some((_, n)) => out.push(n),
+                None => break,
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Cursor {
@@ -64,7 +140,13 @@ impl Cursor {
         let mut pending = None;
         let mut keyed = Vec::new();
         let dense = is_dense(ids.len() as u64, bucket.meta().event_count);
-        if time_ordered {
+        let mut blocks = None;
+        if time_ordered && dense {
+            if let Some((per, ranges)) = bucket.time_blocks() {
+                blocks = Some(BlockOrder::new(std::mem::take(&mut ids), per, &ranges));
+            }
+        }
+        if time_ordered && blocks.is_none() {
             // Sparse: per-event times of the candidates only (warm buckets decode their blocks).
             let r: Result<Vec<(i64, u32)>, StoreError> = if dense {
                 bucket.prepare().map(|()| {
@@ -95,19 +177,32 @@ impl Cursor {
             dense,
             sorted: Vec::new(),
             pending,
+            blocks,
         }
     }
 
     /// Whether every candidate has been read.
     pub fn is_done(&self) -> bool {
-        self.pending.is_none() && self.pos >= self.ids.len() && self.keyed_left == 0
+        self.pending.is_none()
+            && self.pos >= self.ids.len()
+            && self.keyed_left == 0
+            && self.blocks.as_ref().is_none_or(BlockOrder::is_done)
     }
 
     /// Fills `sorted` with the next `self.chunk` candidates in ascending number order.
-    fn next_chunk(&mut self) {
+    fn next_chunk(&mut self) -> Result<(), StoreError> {
         self.sorted.clear();
         let want = self.chunk;
         self.chunk = (self.chunk * 2).min(MAX_CHUNK);
+        if let Some(b) = &mut self.blocks {
+            if let Err(e) = b.take(self.bucket.as_ref(), want, &mut self.sorted) {
+                // Nothing more is read from a damaged bucket.
+                self.blocks = None;
+                return Err(e);
+            }
+            self.sorted.sort_unstable();
+            return Ok(());
+        }
         if self.keyed_left > 0 {
             if self.selections < MAX_SELECTIONS {
                 self.selections += 1;
@@ -121,7 +216,7 @@ impl Cursor {
                 self.bound = top.last().copied();
                 self.sorted.extend(top.iter().map(|&(_, n)| n));
                 self.sorted.sort_unstable();
-                return;
+                return Ok(());
             }
             // Many chunks read: sort what is left once.
             let mut rest = std::mem::take(&mut self.keyed);
@@ -140,6 +235,7 @@ impl Cursor {
         if self.time_ordered {
             self.sorted.sort_unstable();
         }
+        Ok(())
     }
 
     /// Reads the next chunk of candidates, appending the rows that satisfy `clause` to `out` with
@@ -162,7 +258,7 @@ impl Cursor {
             self.keyed_left = 0;
             return Err(e);
         }
-        self.next_chunk();
+        self.next_chunk()?;
         let start = out.len();
         let src = &self.src;
         if columns_only {
@@ -219,7 +315,9 @@ impl Cursor {
             })
         };
         let empty: (&[i64], &[u32], &[u32], &[u32]) = (&[], &[], &[], &[]);
-        let (times, hosts, sources, types) = if self.dense {
+        // Block-ordered cursors read few blocks: whole columns would decode them all.
+        let dense = self.dense && self.blocks.is_none();
+        let (times, hosts, sources, types) = if dense {
             // Reports damage that the whole-column accessors would hide behind empty slices.
             b.prepare()?;
             (b.times(), b.host_ids(), b.source_ids(), b.sourcetype_ids())
@@ -230,7 +328,7 @@ impl Cursor {
         let beyond = || StoreError::corrupt(&self.src.info.path, "event number beyond the columns");
         for &num in &self.sorted {
             let n = num as usize;
-            let f = if self.dense {
+            let f = if dense {
                 IndexedFields {
                     time: *times.get(n).ok_or_else(beyond)?,
                     host: *hosts.get(n).ok_or_else(beyond)?,

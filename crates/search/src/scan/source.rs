@@ -127,6 +127,9 @@ impl BucketRead for Shared {
     fn time(&self, n: u32) -> Result<i64, StoreError> {
         self.0.time(n)
     }
+    fn time_blocks(&self) -> Option<(u32, Vec<(i64, i64)>)> {
+        self.0.time_blocks()
+    }
     fn indexed(&self, n: u32) -> Result<lode_store::bucket::IndexedFields, StoreError> {
         self.0.indexed(n)
     }

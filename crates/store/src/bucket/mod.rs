@@ -82,6 +82,12 @@ pub trait BucketRead {
             ))
         })
     }
+    /// The `_time` range of each column block, from the block table alone (no block decoded):
+    /// `(events per block, [(min, max)] in event order)`. `None` when the bucket has no block
+    /// table (hot buckets: their times are in memory).
+    fn time_blocks(&self) -> Option<(u32, Vec<(i64, i64)>)> {
+        None
+    }
     /// `_time` and the host, source and sourcetype ids of event `n`, decoding (warm) only the
     /// column block holding it. An `n` beyond the event count is a [`StoreError::Limit`] error.
     fn indexed(&self, n: u32) -> Result<IndexedFields, StoreError> {

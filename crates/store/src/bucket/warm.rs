@@ -298,6 +298,15 @@ impl BucketRead for WarmBucket {
     fn times(&self) -> &[i64] {
         &self.cols_or_empty().times
     }
+    fn time_blocks(&self) -> Option<(u32, Vec<(i64, i64)>)> {
+        let head = self.cols.head();
+        let ranges = head
+            .blocks
+            .iter()
+            .map(|b| (b.min_time, b.max_time))
+            .collect();
+        Some((head.block_events, ranges))
+    }
     fn time(&self, n: u32) -> Result<i64, StoreError> {
         self.cols.time(n)
     }
