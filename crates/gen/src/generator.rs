@@ -12,7 +12,7 @@ use crate::kind::{write_event, EventCtx};
 use crate::plant::Planter;
 use crate::pools::Pools;
 use crate::skew::Skewed;
-use crate::summary::GenSummary;
+use crate::summary::{GenSummary, Planted};
 use crate::text::Civil;
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -142,6 +142,8 @@ impl Generator {
         let kinds = Skewed::weighted(&KIND_WEIGHTS);
         let mut by_host = vec![0u64; pools.hosts.len()];
         let mut by_kind = [0u64; 4];
+        // Per planted class: events whose `tags` key=value field is that term.
+        let mut tags_field = [0u64; 4];
         let (mut bytes, mut events) = (0u64, 0u64);
         let (mut first_us, mut last_us) = (0i64, 0i64);
         let mut civil = Civil::from_micros(start_us);
@@ -159,6 +161,13 @@ impl Generator {
             let kind = Kind::ALL[kinds.pick(rng.next_u64())];
             let host = pools.host_sets[kind as usize].pick(rng.next_u64());
             let tags = planter.tags(events, bytes, time_us);
+            if !matches!(kind, Kind::Json) {
+                if let Some(first) = tags.as_slice().first() {
+                    if let Some(c) = crate::plant::TERMS.iter().position(|(_, t)| t == first) {
+                        tags_field[c] += 1;
+                    }
+                }
+            }
             let ev = EventCtx {
                 civil,
                 elapsed_us,
@@ -192,7 +201,12 @@ impl Generator {
                 .filter(|(_, &n)| n > 0)
                 .map(|(h, &n)| (h.clone(), n))
                 .collect::<BTreeMap<_, _>>(),
-            planted: planter.planted(),
+            planted: planter
+                .planted()
+                .into_iter()
+                .zip(tags_field)
+                .map(|(p, n)| Planted { tags_field: n, ..p })
+                .collect(),
             config: *cfg,
             first_time_us: first_us,
             last_time_us: last_us,

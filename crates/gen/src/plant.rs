@@ -135,6 +135,7 @@ impl Planter {
                 class: class.to_string(),
                 term: term.to_string(),
                 events: windows.iter().map(|w| w.events).sum(),
+                tags_field: 0,
                 search: term.to_string(),
                 windows: windows.clone(),
             })

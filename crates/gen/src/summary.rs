@@ -38,6 +38,11 @@ pub struct Planted {
     pub term: String,
     /// Exact number of events whose terms include `term`.
     pub events: u64,
+    /// Of those, the events whose search-time field `tags` is `term` (the key=value form, where
+    /// the first planted term is the value; JSON events carry a `tags{}` array instead): what
+    /// `<term> tags=<term>` finds.
+    #[serde(default)]
+    pub tags_field: u64,
     /// The SPL search that finds exactly those events.
     pub search: String,
     /// Time ranges holding the events: one per burst for `rare`, else one for all of them.
