@@ -55,11 +55,11 @@ fn admin(st: &RestState, headers: &HeaderMap) -> Result<(), Fail> {
     .map(|_| ())
 }
 
+/// A Splunk boolean parameter ([`lode_conf::parse_bool`]).
 fn bool_param(p: &[(String, String)], k: &str) -> Result<Option<bool>, Fail> {
-    match param(p, k).map(|v| v.trim().to_ascii_lowercase()) {
+    match param(p, k) {
         None => Ok(None),
-        Some(v) if matches!(v.as_str(), "1" | "true" | "t" | "yes") => Ok(Some(true)),
-        Some(v) if matches!(v.as_str(), "0" | "false" | "f" | "no") => Ok(Some(false)),
+        Some(v) if lode_conf::parse_bool(v).is_some() => Ok(lode_conf::parse_bool(v)),
         Some(v) => Err(fail(
             StatusCode::BAD_REQUEST,
             "ERROR",
@@ -222,5 +222,26 @@ pub async fn one(
     match cfg.tokens.iter().find(|t| t.name == name) {
         Some(t) => answer(&p, &[t], StatusCode::OK),
         None => not_found(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn booleans_take_every_splunk_spelling() {
+        let p = |v: &str| vec![("useACK".to_string(), v.to_string())];
+        for (v, want) in [
+            ("1", true),
+            ("Y", true),
+            ("yes", true),
+            ("n", false),
+            ("F", false),
+        ] {
+            assert_eq!(bool_param(&p(v), "useACK").unwrap(), Some(want), "{v}");
+        }
+        assert!(bool_param(&p("maybe"), "useACK").is_err());
+        assert_eq!(bool_param(&[], "useACK").unwrap(), None);
     }
 }
