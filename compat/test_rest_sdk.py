@@ -189,3 +189,56 @@ def test_indexes_list_and_create(lode):
                       data='{"event": "into the new index", "index": "sdkcreated"}')
     assert r.status_code == 200, r.text
     assert lode.count("index=sdkcreated") == 1
+
+
+def test_custom_role_restricts_searches_to_its_indexes(lode):
+    import requests
+    from conftest import TOKEN
+    admin = connect(lode)
+    if "sdkrole" not in [i.name for i in admin.indexes.list()]:
+        admin.indexes.create("sdkrole")
+    r = requests.post(lode.hec + "/services/collector/event", verify=False,
+                      headers={"Authorization": f"Splunk {TOKEN}"},
+                      data='{"event": "rolemarker one", "index": "sdkrole"}'
+                           '{"event": "rolemarker two", "index": "sdkrole"}')
+    assert r.status_code == 200, r.text
+    assert lode.wait_count("index=sdkrole rolemarker", 2) == 2
+    if "sdkreader" not in [r.name for r in admin.roles.list()]:
+        admin.roles.create("sdkreader", capabilities="search", srchIndexesAllowed="sdkrole",
+                           srchIndexesDefault="sdkrole", srchJobsQuota=2)
+    role = admin.roles["sdkreader"]
+    assert "search" in role["capabilities"]
+    assert role["srchIndexesAllowed"] in ("sdkrole", ["sdkrole"])
+    with pytest.raises(binding.HTTPError) as e:
+        admin.users.create("nobodyrole", password="nobody-pass-1", roles="nosuchrole")
+    assert e.value.status == 400
+    if "carol" not in [u.name for u in admin.users.list()]:
+        admin.users.create("carol", password="carol-password-1", roles="sdkreader")
+    carol = connect(lode, username="carol", password="carol-password-1")
+
+    def rows(svc, q):
+        stream = svc.jobs.oneshot(q, output_mode="json", count=0)
+        return [r for r in results.JSONResultsReader(stream) if isinstance(r, dict)]
+
+    # Without index=, with index=*, by name: only sdkrole.
+    assert sorted(r["_raw"] for r in rows(carol, "search *")) == ["rolemarker one", "rolemarker two"]
+    counts = rows(carol, "search index=* | stats count by index")
+    assert [(r["index"], int(r["count"])) for r in counts] == [("sdkrole", 2)]
+    assert rows(carol, "search index=main sdksample") == []
+    assert rows(carol, "search index=_internal") == []
+    exported = [r for r in results.JSONResultsReader(
+        carol.jobs.export("search index=* | fields index", output_mode="json"))
+        if isinstance(r, dict)]
+    assert {r["index"] for r in exported} == {"sdkrole"}
+    job = carol.jobs.create("search index=*", exec_mode="blocking")
+    got = [r for r in results.JSONResultsReader(job.results(output_mode="json", count=0))
+           if isinstance(r, dict)]
+    assert {r["index"] for r in got} == {"sdkrole"} and len(got) == 2
+    job.cancel()
+    # The admin still sees everything.
+    assert len(rows(admin, "search index=main sdksample")) == SAMPLE_EVENTS
+    # data/indexes lists only what carol may search; she cannot make roles.
+    assert [i.name for i in carol.indexes.list()] == ["sdkrole"]
+    with pytest.raises(binding.HTTPError) as e:
+        carol.roles.create("sneaky", capabilities="edit_user")
+    assert e.value.status == 403

@@ -205,15 +205,15 @@ pub fn load_server(etc: &Path) -> Result<(ServerSettings, Vec<Warning>), ConfErr
                     s.search_bucket_cache_mb = parse_num(&e.value, "bucket_cache_mb", &at)?
                 }
                 ("sslConfig", "enableSplunkdSSL") => {
-                    s.ssl = match e.value.trim().to_ascii_lowercase().as_str() {
-                        "1" | "true" | "t" | "yes" => true,
-                        "0" | "false" | "f" | "no" => false,
-                        other => {
+                    s.ssl = match lode_conf::parse_bool(&e.value) {
+                        Some(b) => b,
+                        None => {
                             return Err(ConfError::Syntax {
                                 origin: e.origin.to_string(),
                                 line: e.line,
                                 message: format!(
-                                    "enableSplunkdSSL = {other}: expected true or false"
+                                    "enableSplunkdSSL = {}: expected true or false",
+                                    e.value.trim()
                                 ),
                             })
                         }
@@ -311,6 +311,20 @@ mod tests {
             let err = load_server(&etc).unwrap_err().to_string();
             assert!(err.contains("parallelIngestionPipelines"), "{err}");
         }
+    }
+
+    #[test]
+    fn splunkd_ssl_takes_every_splunk_boolean() {
+        let dir = home_with("");
+        let etc = dir.path().join("etc");
+        let server = etc.join("system/local/server.conf");
+        for (v, want) in [("n", false), ("Y", true), ("0", false), ("true", true)] {
+            std::fs::write(&server, format!("[sslConfig]\nenableSplunkdSSL = {v}\n")).unwrap();
+            assert_eq!(load_server(&etc).unwrap().0.ssl, want, "{v}");
+        }
+        std::fs::write(&server, "[sslConfig]\nenableSplunkdSSL = maybe\n").unwrap();
+        let err = load_server(&etc).unwrap_err().to_string();
+        assert!(err.contains("enableSplunkdSSL = maybe"), "{err}");
     }
 
     #[test]

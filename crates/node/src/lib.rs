@@ -12,6 +12,7 @@ pub mod home;
 pub mod lock;
 pub mod metrics;
 pub mod node;
+pub mod roles;
 pub mod sink;
 pub mod users;
 

@@ -24,8 +24,8 @@ pub const USERS_CONF: &str = "etc/auth/users.conf";
 /// Environment variables giving the first admin's password, in order.
 pub const ADMIN_PASSWORD_ENV: [&str; 2] = ["LODE_ADMIN_PASSWORD", "SPLUNK_PASSWORD"];
 
-/// The roles Lode knows, as Splunk's built-in ones (`admin` manages users, tokens and indexes).
-pub const BUILTIN_ROLES: [&str; 3] = ["admin", "power", "user"];
+/// Splunk's built-in roles (custom ones are in [`crate::roles`]).
+pub use crate::roles::BUILTIN_ROLES;
 
 /// One user.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -103,6 +103,11 @@ pub struct RunOptions {
     /// lookup files) with Splunk's precedence. `None`: no configuration is read (library use and
     /// tests), so commands that need it fail with a clear error.
     pub etc_dir: Option<PathBuf>,
+    /// The indexes the caller may search (their roles' `srchIndexesAllowed` and
+    /// `srchIndexesDefault`; the server fills it per user). `None`: unrestricted (the local CLI,
+    /// library use). Enforced where indexes are chosen ([`plan::index::searchable`],
+    /// [`plan::index::select_for`]), so every command that reads indexes inherits it.
+    pub access: Option<plan::index::IndexAccess>,
 }
 
 impl RunOptions {
@@ -134,13 +139,14 @@ pub fn run_with(
     emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
 ) -> Result<SearchStats, SearchError> {
     let pipeline = lode_spl::parse(&req.query)?;
-    let available = plan::index::list_indexes(index_root)?;
+    let available = plan::index::searchable(index_root, opts.access.as_ref())?;
     let popts = PlanOptions {
         earliest: req.earliest.as_deref(),
         latest: req.latest.as_deref(),
         now: req.now,
         tz: req.tz,
         force_scan: req.force_scan,
+        access: opts.access.as_ref(),
     };
     let plan = plan::plan(pipeline, &popts, &available)?;
     let ctx = ExecContext {

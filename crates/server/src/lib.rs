@@ -58,11 +58,16 @@ impl AppState {
 }
 
 impl AppState {
-    /// How this server runs a search: its `[search]` settings and `$LODE_HOME/etc`.
-    pub fn run_options(&self) -> lode_search::run::RunOptions {
+    /// How this server runs a search for `caller`: its `[search]` settings, `$LODE_HOME/etc`,
+    /// and the indexes the caller's roles may search (`None`: the local secret's unrestricted
+    /// access).
+    pub fn run_options(&self, caller: Option<&rest::Session>) -> lode_search::run::RunOptions {
+        let access = caller
+            .map(|s| rest::roles::index_access(&rest::roles::rights(self.node.home(), &s.roles)));
         lode_search::run::RunOptions {
             batch_search_max_pipeline: self.node.server_settings().search_batch_max_pipeline,
             etc_dir: Some(self.node.home().etc()),
+            access,
             ..Default::default()
         }
     }

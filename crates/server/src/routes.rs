@@ -66,16 +66,18 @@ pub struct SearchParams {
 
 async fn search_get(
     State(st): State<AppState>,
+    caller: Option<axum::Extension<crate::rest::Session>>,
     Query(p): Query<SearchParams>,
 ) -> Result<Response, ApiError> {
-    search(st, p).await
+    search(st, caller.map(|c| c.0), p).await
 }
 
 async fn search_post(
     State(st): State<AppState>,
+    caller: Option<axum::Extension<crate::rest::Session>>,
     Form(p): Form<SearchParams>,
 ) -> Result<Response, ApiError> {
-    search(st, p).await
+    search(st, caller.map(|c| c.0), p).await
 }
 
 /// Waits for a search slot ([`crate::limits`]; 503 when the queue is full), runs the search on
@@ -83,7 +85,14 @@ async fn search_post(
 /// first row (syntax, unknown command) become a 400; a failure after rows were sent ends the
 /// stream with an `{"error": …}` line. A client that goes away stops the search at its next
 /// batch of rows.
-async fn search(st: AppState, p: SearchParams) -> Result<Response, ApiError> {
+///
+/// `caller`: the user of a session or Basic credentials (searches their indexes only); `None`
+/// for the local secret.
+async fn search(
+    st: AppState,
+    caller: Option<crate::rest::Session>,
+    p: SearchParams,
+) -> Result<Response, ApiError> {
     // Validate the syntax up front so that a bad search gets a proper status code.
     lode_spl::parse(&p.q)
         .map_err(|e| ApiError::BadRequest(format!("Error in search: {}", e.message)))?;
@@ -100,7 +109,7 @@ async fn search(st: AppState, p: SearchParams) -> Result<Response, ApiError> {
     };
     tokio::task::spawn_blocking(move || {
         let _slot = permit;
-        let opts = st.run_options();
+        let opts = st.run_options(caller.as_ref());
         let result = lode_search::run::run_with(&st.index_root, &req, &opts, &mut |rows| {
             let mut buf = Vec::with_capacity(rows.len() * 256);
             for mut row in rows {

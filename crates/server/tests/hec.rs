@@ -490,3 +490,47 @@ async fn health_not_found_limits_and_token_reload() {
     let (s, v) = post_event(&h, PLAIN, &big).await;
     assert_eq!((s, code(&v)), (StatusCode::PAYLOAD_TOO_LARGE, 413), "{v}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metric_events_are_searchable_measurements() {
+    let h = setup();
+    // OpenTelemetry's multi-metric form and the single-metric form, in one batch.
+    let body = r#"{"time":1700000000,"event":"metric","host":"m1","fields":{"metric_name:cpu.idle":90,"metric_name:mem.used":"512.5","region":"eu"}}
+{"time":1700000010,"event":"metric","host":"m2","fields":{"metric_name":"cpu.idle","_value":70,"region":"us"}}"#;
+    let (s, v) = post_event(&h, PLAIN, body).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(count(&h, "index=main metric_name=cpu.idle").await, 2);
+    let rows = search(
+        &h,
+        "index=main metric_name=* | stats sum(_value) as total by metric_name",
+    )
+    .await;
+    let totals: Vec<(String, f64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["metric_name"].as_str().unwrap().to_string(),
+                r["total"]
+                    .as_str()
+                    .map(|t| t.parse().unwrap())
+                    .or(r["total"].as_f64())
+                    .unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        totals,
+        vec![
+            ("cpu.idle".to_string(), 160.0),
+            ("mem.used".to_string(), 512.5)
+        ]
+    );
+    assert_eq!(count(&h, "index=main region=us").await, 1);
+    // An invalid measurement refuses the batch: nothing of it is kept.
+    let bad = r#"{"event":"metric","fields":{"metric_name:disk":1}}
+{"event":"metric","fields":{"metric_name:disk":"full"}}"#;
+    let (s, v) = post_event(&h, PLAIN, bad).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert_eq!((code(&v), v["invalid-event-number"].as_i64()), (6, Some(1)));
+    assert_eq!(count(&h, "index=main metric_name=disk").await, 0);
+}

@@ -1,6 +1,6 @@
 //! Every route of the API listener, walked without credentials (all refused with 401 but login
 //! and health), with bad credentials, and as a low-privilege user (refused where Splunk refuses:
-//! managing users and HEC tokens, another user's jobs).
+//! managing users, roles, indexes and HEC tokens, another user's jobs).
 
 mod common;
 
@@ -63,6 +63,14 @@ const ROUTES: &[(&str, &str)] = &[
     ("POST", "/services/authentication/users/"),
     ("GET", "/services/authentication/users/admin"),
     ("GET", "/services/authorization/roles"),
+    ("POST", "/services/authorization/roles/"),
+    ("GET", "/services/authorization/roles/admin"),
+    ("POST", "/services/authorization/roles/user"),
+    ("DELETE", "/services/authorization/roles/power"),
+    ("GET", "/servicesNS/nobody/search/authorization/roles"),
+    ("GET", "/services/data/indexes"),
+    ("POST", "/services/data/indexes"),
+    ("GET", "/services/data/indexes/main"),
     ("GET", "/services/data/inputs/http"),
     ("POST", "/services/data/inputs/http"),
     ("POST", "/services/data/inputs/http/x/disable"),
@@ -134,6 +142,21 @@ async fn every_route_needs_credentials_and_low_privilege_is_refused() {
         ("DELETE", "/services/authentication/users/admin", ""),
         ("GET", "/services/data/inputs/http", ""),
         ("POST", "/services/data/inputs/http", "name=x"),
+        (
+            "POST",
+            "/services/authorization/roles",
+            "name=evil&capabilities=edit_user&srchIndexesAllowed=_*",
+        ),
+        (
+            "POST",
+            "/services/authorization/roles/user",
+            "capabilities=edit_user",
+        ),
+        ("DELETE", "/services/authorization/roles/user", ""),
+        ("DELETE", "/services/authorization/roles/power", ""),
+        ("GET", "/services/authorization/roles/admin", ""),
+        ("POST", "/services/data/indexes", "name=evil"),
+        ("POST", "/services/authentication/users/ann", "roles=admin"),
     ] {
         let (s, text) = call(&app, m, p, Some(&ann), body).await;
         assert!(
@@ -141,6 +164,30 @@ async fn every_route_needs_credentials_and_low_privilege_is_refused() {
             "{m} {p}: {s} {text}"
         );
     }
+    // Nothing of that took effect.
+    let text = std::fs::read_to_string(dir.path().join("etc/system/local/authorize.conf"))
+        .unwrap_or_default();
+    assert!(
+        !text.contains("evil") && !text.contains("edit_user"),
+        "{text}"
+    );
+    assert_eq!(
+        Users::load(&home).unwrap().get("ann").unwrap().roles,
+        vec!["user"]
+    );
+    let (s, roles) = call(
+        &app,
+        "GET",
+        "/services/authorization/roles?output_mode=json",
+        Some(&ann),
+        "",
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(
+        roles.contains("\"user\"") && !roles.contains("\"admin\""),
+        "{roles}"
+    );
     let (s, users) = call(
         &app,
         "GET",

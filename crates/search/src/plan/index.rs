@@ -6,6 +6,12 @@
 //! starting with `_`) only when the pattern itself starts with `_` (so `index=*` means every
 //! non-internal index). No group: the default index `main`. The matcher still checks `index` per
 //! event, so a selection only has to be a superset.
+//!
+//! [`IndexAccess`] is the caller's right to read (Splunk's `srchIndexesAllowed` and
+//! `srchIndexesDefault` of their roles): an index it does not allow is never a candidate, so it is
+//! never read whatever the search names (`index=*`, `index=_*`, or the name itself: no results,
+//! not an error, as in Splunk), and a search without `index=` reads the default indexes instead of
+//! `main`. Everything that picks indexes goes through [`searchable`] and [`select_for`].
 
 use std::path::Path;
 
@@ -46,6 +52,55 @@ fn index_group(e: &SearchExpr) -> Option<Vec<String>> {
         }
         _ => None,
     }
+}
+
+/// Which indexes a caller may search: patterns as in `index=` (`*`, case-insensitive, internal
+/// names only through a pattern starting with `_`). `None` in [`crate::run::RunOptions`] means
+/// unrestricted (the local CLI).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IndexAccess {
+    /// `srchIndexesAllowed`: the indexes that may be read at all.
+    pub allowed: Vec<String>,
+    /// `srchIndexesDefault`: read when the search names no index (only those also allowed).
+    pub default: Vec<String>,
+}
+
+impl IndexAccess {
+    /// Whether index `name` may be read.
+    pub fn allows(&self, name: &str) -> bool {
+        self.allowed.iter().any(|p| index_matches(p, name))
+    }
+
+    /// Whether index `name` is read by a search that names none.
+    pub fn is_default(&self, name: &str) -> bool {
+        self.allows(name) && self.default.iter().any(|p| index_matches(p, name))
+    }
+}
+
+/// The indexes under `root` that `access` lets the caller read (all with `None`), sorted.
+pub fn searchable(root: &Path, access: Option<&IndexAccess>) -> Result<Vec<String>, SearchError> {
+    let mut names = list_indexes(root)?;
+    if let Some(a) = access {
+        names.retain(|n| a.allows(n));
+    }
+    Ok(names)
+}
+
+/// [`select`] for a caller with `access`: only allowed indexes, and the caller's default indexes
+/// when the clause names none.
+pub fn select_for(
+    groups: &[Vec<String>],
+    available: &[String],
+    access: Option<&IndexAccess>,
+) -> Vec<String> {
+    let Some(a) = access else {
+        return select(groups, available);
+    };
+    let allowed: Vec<String> = available.iter().filter(|n| a.allows(n)).cloned().collect();
+    if groups.is_empty() {
+        return allowed.into_iter().filter(|n| a.is_default(n)).collect();
+    }
+    select(groups, &allowed)
 }
 
 /// The indexes to read among `available` (sorted by name).
@@ -170,6 +225,44 @@ mod tests {
     fn groups_intersect() {
         let e = SearchExpr::And(vec![cmp("index", "web*"), cmp("index", "*2")]);
         assert_eq!(pick(&e), names(&["web2"]));
+    }
+
+    #[test]
+    fn access_limits_every_selection() {
+        let a = IndexAccess {
+            allowed: names(&["web*"]),
+            default: names(&["web", "main"]),
+        };
+        let av = names(&AVAILABLE);
+        let sel = |e: Option<&SearchExpr>| select_for(&index_groups(e), &av, Some(&a));
+        assert_eq!(sel(Some(&cmp("index", "*"))), names(&["web", "web2"]));
+        assert!(sel(Some(&cmp("index", "_*"))).is_empty());
+        assert!(sel(Some(&cmp("index", "main"))).is_empty());
+        assert!(sel(Some(&cmp("index", "_internal"))).is_empty());
+        assert_eq!(sel(Some(&cmp("index", "WEB2"))), names(&["web2"]));
+        // No index named: the defaults that are allowed.
+        assert_eq!(sel(None), names(&["web"]));
+        // `*` never reaches internal indexes; `_*` does.
+        let all = IndexAccess {
+            allowed: names(&["*"]),
+            default: names(&["*"]),
+        };
+        assert!(!all.allows("_internal") && all.allows("db"));
+        let admin = IndexAccess {
+            allowed: names(&["*", "_*"]),
+            default: names(&["main"]),
+        };
+        assert_eq!(
+            select_for(&index_groups(Some(&cmp("index", "_*"))), &av, Some(&admin)),
+            names(&["_internal"])
+        );
+        assert_eq!(select_for(&[], &av, None), names(&["main"]));
+        let dir = tempfile::tempdir().unwrap();
+        for n in ["main", "web", "_internal"] {
+            std::fs::create_dir(dir.path().join(n)).unwrap();
+        }
+        assert_eq!(searchable(dir.path(), Some(&a)).unwrap(), names(&["web"]));
+        assert_eq!(searchable(dir.path(), None).unwrap().len(), 3);
     }
 
     #[test]

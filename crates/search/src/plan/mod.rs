@@ -35,6 +35,8 @@ pub struct PlanOptions<'a> {
     pub tz: Zone,
     /// Naive twin: no index use (term query `All`, no required terms).
     pub force_scan: bool,
+    /// The caller's index access ([`index::IndexAccess`]); `None` = unrestricted.
+    pub access: Option<&'a index::IndexAccess>,
 }
 
 /// A planned search.
@@ -96,7 +98,11 @@ pub fn plan(
         opts.tz,
     )?;
     let clause = time::resolve_index_bounds(clause, opts.now, opts.tz)?;
-    let indexes = index::select(&index::index_groups(clause.as_ref()), available);
+    let indexes = index::select_for(
+        &index::index_groups(clause.as_ref()),
+        available,
+        opts.access,
+    );
     let (query, exact) = if opts.force_scan {
         (TermQuery::All, false)
     } else {
@@ -165,6 +171,7 @@ mod tests {
             now: 0,
             tz: Zone::Utc,
             force_scan,
+            access: None,
         }
     }
 

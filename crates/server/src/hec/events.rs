@@ -1,6 +1,13 @@
 //! The body of `/services/collector[/event]`: JSON event objects, concatenated with or without
 //! whitespace, or JSON arrays of them. Every event is checked before any is kept, so a batch is
 //! accepted or refused whole.
+//!
+//! Metric events (`"event":"metric"` with `fields` holding `metric_name:<name>` = value, or
+//! `metric_name` and `_value`) become one event per measurement in the requested (event) index:
+//! `_raw` is `metric_name=<name> _value=<value> <dimension>=<value>…`, and `metric_name`, `_value`
+//! and the dimensions are indexed fields, so `stats`/`tstats` over `_value` by `metric_name` work.
+//! A metric event without a name or with a value that is not a number is refused with code 6
+//! (invalid data format) and its event number. Lode has no metrics index type (docs/API.md).
 
 use lode_event::Event;
 use lode_node::hec::HecToken;
@@ -37,12 +44,12 @@ pub fn parse(body: &[u8], d: &Defaults<'_>) -> Result<Vec<(Event, bool)>, Reply>
         match v {
             Value::Array(items) => {
                 for v in items {
-                    out.push(event(v, n, d)?);
+                    out.extend(event(v, n, d)?);
                     n += 1;
                 }
             }
             v => {
-                out.push(event(v, n, d)?);
+                out.extend(event(v, n, d)?);
                 n += 1;
             }
         }
@@ -110,7 +117,85 @@ fn fields(v: Option<&Value>, n: usize) -> Result<Vec<(String, String)>, Reply> {
     Ok(out)
 }
 
-fn event(v: Value, n: usize, d: &Defaults<'_>) -> Result<(Event, bool), Reply> {
+/// A metric value: a finite number, or a string holding one.
+fn metric_value(v: &Value) -> Option<String> {
+    match v {
+        Value::Number(x) if x.as_f64().is_some_and(f64::is_finite) => Some(x.to_string()),
+        Value::String(s) if s.trim().parse::<f64>().is_ok_and(f64::is_finite) => {
+            Some(s.trim().to_string())
+        }
+        _ => None,
+    }
+}
+
+/// `k=v`, quoted when `v` has blanks or quotes.
+fn kv(k: &str, v: &str) -> String {
+    if v.is_empty() || v.contains([' ', '"', '\t', '=']) {
+        format!("{k}=\"{}\"", v.replace('"', "\\\""))
+    } else {
+        format!("{k}={v}")
+    }
+}
+
+/// The measurements of a metric event (`None`: not a metric event), each as its own event.
+fn metrics(e: &Event, o: &Map<String, Value>, n: usize) -> Result<Option<Vec<Event>>, Reply> {
+    if !matches!(o.get("event"), Some(Value::String(s)) if s == "metric") {
+        return Ok(None);
+    }
+    let Some(Value::Object(f)) = o.get("fields") else {
+        return Ok(None);
+    };
+    let is_metric_key = |k: &str| k == "metric_name" || k.starts_with("metric_name:");
+    if !f.keys().any(|k| is_metric_key(k)) {
+        return Ok(None);
+    }
+    let bad = || Reply::at(Code::InvalidDataFormat, n);
+    let mut measures: Vec<(String, String)> = Vec::new();
+    for (k, v) in f {
+        if let Some(name) = k.strip_prefix("metric_name:") {
+            if name.trim().is_empty() {
+                return Err(bad());
+            }
+            measures.push((name.to_string(), metric_value(v).ok_or_else(bad)?));
+        }
+    }
+    match (f.get("metric_name"), f.get("_value")) {
+        (Some(Value::String(name)), Some(v)) if !name.trim().is_empty() => {
+            measures.push((name.clone(), metric_value(v).ok_or_else(bad)?));
+        }
+        (None, None) => {}
+        _ => return Err(bad()),
+    }
+    let dims: Vec<&(String, String)> = e
+        .fields
+        .iter()
+        .filter(|(k, _)| !is_metric_key(k) && k != "_value")
+        .collect();
+    let out = measures
+        .into_iter()
+        .map(|(name, value)| {
+            let mut raw = format!("{} {}", kv("metric_name", &name), kv("_value", &value));
+            for (k, v) in &dims {
+                raw.push(' ');
+                raw.push_str(&kv(k, v));
+            }
+            let mut fields = vec![
+                ("metric_name".to_string(), name),
+                ("_value".to_string(), value),
+            ];
+            fields.extend(dims.iter().map(|kv| (*kv).clone()));
+            Event {
+                raw,
+                linecount: 1,
+                fields,
+                ..e.clone()
+            }
+        })
+        .collect();
+    Ok(Some(out))
+}
+
+fn event(v: Value, n: usize, d: &Defaults<'_>) -> Result<Vec<(Event, bool)>, Reply> {
     let Value::Object(o) = v else {
         return Err(Reply::at(Code::InvalidDataFormat, n));
     };
@@ -165,7 +250,10 @@ fn event(v: Value, n: usize, d: &Defaults<'_>) -> Result<(Event, bool), Reply> {
         linecount,
         fields,
     };
-    Ok((e, untimed))
+    match metrics(&e, &o, n)? {
+        Some(m) => Ok(m.into_iter().map(|e| (e, untimed)).collect()),
+        None => Ok(vec![(e, untimed)]),
+    }
 }
 
 #[cfg(test)]
@@ -250,6 +338,50 @@ mod tests {
             code(parse(br#"{"event":"a","fields":{"x":{"y":1}}}"#, &d)),
             (15, Some(0))
         );
+    }
+
+    #[test]
+    fn metric_events_become_one_event_per_measurement() {
+        let t = HecToken::new("app");
+        let d = defaults(&t);
+        let body = br#"{"time":1700000000,"event":"metric","host":"h","fields":
+            {"metric_name:cpu.idle":95.5,"metric_name:mem.used":"1024","region":"us east"}}
+            {"event":"metric","fields":{"metric_name":"disk.free","_value":7,"dev":"sda"}}
+            {"event":"metric","fields":{"region":"x"}}"#;
+        let ev: Vec<Event> = parse(body, &d).unwrap().into_iter().map(|p| p.0).collect();
+        assert_eq!(ev.len(), 4);
+        assert_eq!(
+            ev[0].raw,
+            r#"metric_name=cpu.idle _value=95.5 region="us east""#
+        );
+        assert_eq!(
+            ev[0].fields,
+            vec![
+                ("metric_name".into(), "cpu.idle".into()),
+                ("_value".into(), "95.5".into()),
+                ("region".into(), "us east".into())
+            ]
+        );
+        assert_eq!(
+            (ev[0].host.as_str(), ev[0].time),
+            ("h", 1_700_000_000_000_000)
+        );
+        assert_eq!(ev[1].fields[0].1, "mem.used");
+        assert_eq!(ev[1].fields[1].1, "1024");
+        assert_eq!(ev[2].raw, "metric_name=disk.free _value=7 dev=sda");
+        // "metric" without metric fields is an ordinary event.
+        assert_eq!(ev[3].raw, "metric");
+        for bad in [
+            r#"{"event":"metric","fields":{"metric_name:cpu":"high"}}"#,
+            r#"{"event":"metric","fields":{"metric_name:":1}}"#,
+            r#"{"event":"metric","fields":{"metric_name":"cpu"}}"#,
+            r#"{"event":"metric","fields":{"metric_name":"cpu","_value":"x"}}"#,
+            r#"{"event":"metric","fields":{"metric_name":"","_value":1}}"#,
+            r#"{"event":"metric","fields":{"metric_name:cpu":[1,2]}}"#,
+        ] {
+            let body = format!(r#"{{"event":"ok"}}{bad}"#);
+            assert_eq!(code(parse(body.as_bytes(), &d)), (6, Some(1)), "{bad}");
+        }
     }
 
     #[test]

@@ -365,7 +365,7 @@ async fn event_inner(
     .map_err(|_| Reply::new(Code::InternalError))??;
     let auto_time = q
         .get("auto_extract_timestamp")
-        .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "true" | "1" | "t" | "yes"));
+        .is_some_and(|v| lode_conf::parse_bool(v) == Some(true));
     let (events, untimed): (Vec<_>, Vec<bool>) = parsed.into_iter().unzip();
     let find_time = if auto_time { untimed } else { Vec::new() };
     let node = st.0.node.clone();

@@ -1,16 +1,19 @@
 //! `/services/data/indexes`: the indexes with their sizes and time ranges (`service.indexes` in
-//! the SDKs), and creating one while running (admin role; kept in
-//! `etc/system/local/indexes.conf`).
+//! the SDKs), and creating one while running (`indexes_edit` capability; kept in
+//! `etc/system/local/indexes.conf`). A user sees only the indexes their roles may search.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
 
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 
-use super::atom::{self, DictValue};
-use super::{authenticate, error, now_iso, param, params, RestState};
+use super::listing::{self, Item, Value};
+use super::roles::{forbidden, index_access, rights};
+use super::{authenticate, error, param, params, RestState};
 use crate::format::format_time;
 
 /// What an index holds.
@@ -37,9 +40,55 @@ fn dir_bytes(dir: &std::path::Path) -> u64 {
         .sum()
 }
 
+/// What the listing needs of one bucket: events, raw bytes, time range (µs).
+#[derive(Clone, Copy)]
+struct BucketSums {
+    events: u64,
+    raw_bytes: u64,
+    min_time: i64,
+    max_time: i64,
+}
+
+/// The sums of warm buckets, by directory. Warm buckets never change, so each is opened once per
+/// process, not on every listing; entries of buckets gone (frozen, quarantined) are dropped when
+/// their index is listed. Hot buckets are still read each time (their counts move).
+fn warm_cache() -> &'static Mutex<HashMap<PathBuf, BucketSums>> {
+    static CACHE: OnceLock<Mutex<HashMap<PathBuf, BucketSums>>> = OnceLock::new();
+    CACHE.get_or_init(Mutex::default)
+}
+
+fn sums(b: &lode_store::BucketInfo) -> Option<BucketSums> {
+    let warm = b.kind == lode_store::BucketKind::Warm;
+    if warm {
+        let cache = warm_cache().lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(s) = cache.get(&b.path) {
+            return Some(*s);
+        }
+    }
+    let reader = lode_store::open_bucket(b).ok()?;
+    let m = reader.meta();
+    let s = BucketSums {
+        events: m.event_count,
+        raw_bytes: m.raw_bytes,
+        min_time: m.min_time,
+        max_time: m.max_time,
+    };
+    if warm {
+        warm_cache()
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(b.path.clone(), s);
+    }
+    Some(s)
+}
+
 fn info(st: &RestState, name: &str) -> IndexInfo {
     let dir = st.app.index_root.join(name);
     let buckets = lode_store::list_buckets(&dir).unwrap_or_default();
+    warm_cache()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .retain(|p, _| !p.starts_with(&dir) || buckets.iter().any(|b| &b.path == p));
     let mut i = IndexInfo {
         name: name.to_string(),
         events: 0,
@@ -49,79 +98,44 @@ fn info(st: &RestState, name: &str) -> IndexInfo {
         min_time: None,
         max_time: None,
     };
-    for b in &buckets {
-        if let Ok(r) = lode_store::open_bucket(b) {
-            let m = r.meta();
-            i.events += m.event_count;
-            i.raw_bytes += m.raw_bytes;
-            if m.event_count > 0 {
-                i.min_time = Some(i.min_time.map_or(m.min_time, |t| t.min(m.min_time)));
-                i.max_time = Some(i.max_time.map_or(m.max_time, |t| t.max(m.max_time)));
-            }
+    for m in buckets.iter().filter_map(sums) {
+        i.events += m.events;
+        i.raw_bytes += m.raw_bytes;
+        if m.events > 0 {
+            i.min_time = Some(i.min_time.map_or(m.min_time, |t| t.min(m.min_time)));
+            i.max_time = Some(i.max_time.map_or(m.max_time, |t| t.max(m.max_time)));
         }
     }
     i
 }
 
-fn content(i: &IndexInfo) -> Vec<(&'static str, String)> {
+fn item(i: &IndexInfo) -> Item {
     let t = |us: Option<i64>| us.map(|u| format_time(u as f64 / 1e6)).unwrap_or_default();
-    vec![
-        ("totalEventCount", i.events.to_string()),
-        (
-            "currentDBSizeMB",
-            (i.disk_bytes / (1024 * 1024)).to_string(),
-        ),
-        ("totalRawSizeMB", (i.raw_bytes / (1024 * 1024)).to_string()),
-        ("minTime", t(i.min_time)),
-        ("maxTime", t(i.max_time)),
-        ("numBuckets", i.buckets.to_string()),
-        ("datatype", "event".into()),
-        ("disabled", "0".into()),
-        ("homePath", format!("$LODE_HOME/var/lib/lode/{}", i.name)),
-    ]
+    Item {
+        name: i.name.clone(),
+        path: format!("/{}", i.name),
+        author: "nobody".into(),
+        app: "search",
+        content: vec![
+            ("totalEventCount", Value::Num(i.events)),
+            ("currentDBSizeMB", Value::Num(i.disk_bytes / (1024 * 1024))),
+            ("totalRawSizeMB", Value::Num(i.raw_bytes / (1024 * 1024))),
+            ("minTime", t(i.min_time).into()),
+            ("maxTime", t(i.max_time).into()),
+            ("numBuckets", Value::Num(i.buckets as u64)),
+            ("datatype", "event".into()),
+            ("disabled", Value::Bool(false)),
+            (
+                "homePath",
+                format!("$LODE_HOME/var/lib/lode/{}", i.name).into(),
+            ),
+        ],
+    }
 }
 
 fn answer(p: &[(String, String)], infos: &[IndexInfo], status: StatusCode) -> Response {
-    if param(p, "output_mode") == Some("json") {
-        let entries: Vec<serde_json::Value> = infos
-            .iter()
-            .map(|i| {
-                let c: serde_json::Map<String, serde_json::Value> = content(i)
-                    .into_iter()
-                    .map(|(k, v)| (k.to_string(), v.into()))
-                    .collect();
-                serde_json::json!({"name": i.name, "id": format!("/services/data/indexes/{}", i.name),
-                                   "author": "nobody", "content": c})
-            })
-            .collect();
-        let body = serde_json::json!({"origin": "/services/data/indexes", "updated": now_iso(),
-            "entry": entries, "paging": {"total": infos.len(), "perPage": 30, "offset": 0}, "messages": []});
-        return (
-            status,
-            [(header::CONTENT_TYPE, "application/json")],
-            body.to_string(),
-        )
-            .into_response();
-    }
-    let entries: Vec<atom::Entry> = infos
-        .iter()
-        .map(|i| atom::Entry {
-            title: i.name.clone(),
-            path: format!("/services/data/indexes/{}", i.name),
-            author: "nobody".into(),
-            updated: now_iso(),
-            content: content(i)
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), DictValue::Text(v)))
-                .collect(),
-        })
-        .collect();
-    (
-        status,
-        [(header::CONTENT_TYPE, "text/xml; charset=UTF-8")],
-        atom::feed("indexes", "/services/data/indexes", &now_iso(), &entries),
-    )
-        .into_response()
+    let items: Vec<Item> = infos.iter().map(item).collect();
+    listing::answer(p, "indexes", "/services/data/indexes", &items, status)
 }
 
 /// `GET` lists the indexes; `POST name=…` creates one (admin).
@@ -137,13 +151,17 @@ pub async fn collection(
         Err(f) => return f.into_response(),
     };
     let p = params(q.as_deref(), &body);
+    let e = rights(st.app.node.home(), &s.roles);
     if method == Method::GET {
+        // Only the indexes the caller may search.
+        let access = index_access(&e);
         let st2 = st.clone();
         let infos = tokio::task::spawn_blocking(move || {
             st2.app
                 .node
                 .index_names()
                 .iter()
+                .filter(|n| access.allows(n))
                 .map(|n| info(&st2, n))
                 .collect::<Vec<_>>()
         })
@@ -151,12 +169,8 @@ pub async fn collection(
         .unwrap_or_default();
         return answer(&p, &infos, StatusCode::OK);
     }
-    if !s.roles.iter().any(|r| r == "admin") {
-        return error(
-            StatusCode::FORBIDDEN,
-            "ERROR",
-            "You do not have the capability to create indexes",
-        );
+    if !e.has_any(&["indexes_edit", "edit_indexes", "admin_all_objects"]) {
+        return forbidden(&s, "create indexes").into_response();
     }
     let Some(name) = param(&p, "name").map(str::to_string) else {
         return error(
@@ -189,11 +203,13 @@ pub async fn one(
     RawQuery(q): RawQuery,
     headers: HeaderMap,
 ) -> Response {
-    if let Err(f) = authenticate(&st, &headers) {
-        return f.into_response();
-    }
+    let s = match authenticate(&st, &headers) {
+        Ok(s) => s,
+        Err(f) => return f.into_response(),
+    };
     let name = path.get("name").cloned().unwrap_or_default();
-    if !st.app.node.has_index(&name) {
+    let access = index_access(&rights(st.app.node.home(), &s.roles));
+    if !st.app.node.has_index(&name) || !access.allows(&name) {
         return error(
             StatusCode::NOT_FOUND,
             "ERROR",

@@ -1,102 +1,65 @@
 //! `/services/data/inputs/http`: HTTP Event Collector tokens over REST, as Splunk serves them
 //! (entries named `http://<name>`), for scripts that create tokens. Changes go to the same
 //! `inputs.conf` the `lode hec` commands edit; the collector picks them up within a second.
-//! Only users with the `admin` role may list or change tokens.
+//! Only users with the `edit_token_http` capability may list or change tokens.
 
 use std::collections::HashMap;
 
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use lode_node::hec::{HecConfig, HecToken};
 
-use super::atom::{self, DictValue};
-use super::{authenticate, error, fail, now_iso, param, params, Fail, RestState};
-
-fn entry(t: &HecToken) -> atom::Entry {
-    let b = |x: bool| DictValue::Text(if x { "1" } else { "0" }.into());
-    let o = |x: &Option<String>| DictValue::Text(x.clone().unwrap_or_default());
-    atom::Entry {
-        title: format!("http://{}", t.name),
-        path: format!("/services/data/inputs/http/{}", t.name),
-        author: "nobody".into(),
-        updated: now_iso(),
-        content: vec![
-            ("token".into(), DictValue::Text(t.token.clone())),
-            ("index".into(), o(&t.index)),
-            ("indexes".into(), DictValue::List(t.indexes.clone())),
-            ("sourcetype".into(), o(&t.sourcetype)),
-            ("source".into(), o(&t.source)),
-            ("host".into(), o(&t.host)),
-            ("useACK".into(), b(t.use_ack)),
-            ("disabled".into(), b(t.disabled)),
-            ("allowQueryStringAuth".into(), b(t.allow_query_string_auth)),
-        ],
-    }
-}
-
-fn json_entry(t: &HecToken) -> serde_json::Value {
-    serde_json::json!({
-        "name": format!("http://{}", t.name),
-        "id": format!("/services/data/inputs/http/{}", t.name),
-        "author": "nobody",
-        "acl": {"app": "splunk_httpinput", "owner": "nobody", "sharing": "app"},
-        "content": {
-            "token": t.token, "index": t.index.clone().unwrap_or_default(),
-            "indexes": t.indexes, "sourcetype": t.sourcetype.clone().unwrap_or_default(),
-            "source": t.source.clone().unwrap_or_default(), "host": t.host.clone().unwrap_or_default(),
-            "useACK": t.use_ack, "disabled": t.disabled,
-            "allowQueryStringAuth": t.allow_query_string_auth,
-        }
-    })
-}
+use super::listing::{self, Item, Value};
+use super::roles::require;
+use super::{error, fail, param, params, Fail, RestState};
 
 /// The answer listing `tokens` in the requested form.
 fn answer(p: &[(String, String)], tokens: &[&HecToken], status: StatusCode) -> Response {
-    if param(p, "output_mode") == Some("json") {
-        let body = serde_json::json!({
-            "origin": "/services/data/inputs/http", "updated": now_iso(),
-            "entry": tokens.iter().map(|t| json_entry(t)).collect::<Vec<_>>(),
-            "paging": {"total": tokens.len(), "perPage": 30, "offset": 0}, "messages": []
-        });
-        return (
-            status,
-            [(header::CONTENT_TYPE, "application/json")],
-            body.to_string(),
-        )
-            .into_response();
-    }
-    let entries: Vec<atom::Entry> = tokens.iter().map(|t| entry(t)).collect();
-    (
-        status,
-        [(header::CONTENT_TYPE, "text/xml; charset=UTF-8")],
-        atom::feed("http", "/services/data/inputs/http", &now_iso(), &entries),
-    )
-        .into_response()
+    let o = |x: &Option<String>| Value::Text(x.clone().unwrap_or_default());
+    let items: Vec<Item> = tokens
+        .iter()
+        .map(|t| Item {
+            name: format!("http://{}", t.name),
+            path: format!("/{}", t.name),
+            author: "nobody".into(),
+            app: "splunk_httpinput",
+            content: vec![
+                ("token", t.token.as_str().into()),
+                ("index", o(&t.index)),
+                ("indexes", Value::List(t.indexes.clone())),
+                ("sourcetype", o(&t.sourcetype)),
+                ("source", o(&t.source)),
+                ("host", o(&t.host)),
+                ("useACK", Value::Bool(t.use_ack)),
+                ("disabled", Value::Bool(t.disabled)),
+                (
+                    "allowQueryStringAuth",
+                    Value::Bool(t.allow_query_string_auth),
+                ),
+            ],
+        })
+        .collect();
+    listing::answer(p, "http", "/services/data/inputs/http", &items, status)
 }
 
-/// Passes when the caller has the `admin` role; else the refusal (401 or 403).
+/// Passes when the caller has the `edit_token_http` capability; else the refusal (401 or 403).
 fn admin(st: &RestState, headers: &HeaderMap) -> Result<(), Fail> {
-    let s = authenticate(st, headers)?;
-    if s.roles.iter().any(|r| r == "admin") {
-        return Ok(());
-    }
-    Err(fail(
-        StatusCode::FORBIDDEN,
-        "ERROR",
-        &format!(
-            "You (user={}) do not have permission to manage HTTP Event Collector tokens",
-            s.user
-        ),
-    ))
+    require(
+        st,
+        headers,
+        &["edit_token_http", "admin_all_objects"],
+        "manage HTTP Event Collector tokens",
+    )
+    .map(|_| ())
 }
 
+/// A Splunk boolean parameter ([`lode_conf::parse_bool`]).
 fn bool_param(p: &[(String, String)], k: &str) -> Result<Option<bool>, Fail> {
-    match param(p, k).map(|v| v.trim().to_ascii_lowercase()) {
+    match param(p, k) {
         None => Ok(None),
-        Some(v) if matches!(v.as_str(), "1" | "true" | "t" | "yes") => Ok(Some(true)),
-        Some(v) if matches!(v.as_str(), "0" | "false" | "f" | "no") => Ok(Some(false)),
+        Some(v) if lode_conf::parse_bool(v).is_some() => Ok(lode_conf::parse_bool(v)),
         Some(v) => Err(fail(
             StatusCode::BAD_REQUEST,
             "ERROR",
@@ -259,5 +222,26 @@ pub async fn one(
     match cfg.tokens.iter().find(|t| t.name == name) {
         Some(t) => answer(&p, &[t], StatusCode::OK),
         None => not_found(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn booleans_take_every_splunk_spelling() {
+        let p = |v: &str| vec![("useACK".to_string(), v.to_string())];
+        for (v, want) in [
+            ("1", true),
+            ("Y", true),
+            ("yes", true),
+            ("n", false),
+            ("F", false),
+        ] {
+            assert_eq!(bool_param(&p(v), "useACK").unwrap(), Some(want), "{v}");
+        }
+        assert!(bool_param(&p("maybe"), "useACK").is_err());
+        assert_eq!(bool_param(&[], "useACK").unwrap(), None);
     }
 }

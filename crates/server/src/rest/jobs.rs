@@ -360,6 +360,7 @@ pub fn run(
     job: &Job,
     app: &crate::AppState,
     req: &lode_search::run::SearchRequest,
+    opts: &lode_search::run::RunOptions,
     fields: impl Fn(&mut lode_search::row::Row) -> Fields,
 ) {
     let t0 = Instant::now();
@@ -377,8 +378,7 @@ pub fn run(
         Err(e) => Err(format!("cannot write the results: {e}")),
         Ok(f) => {
             let mut out = std::io::BufWriter::new(f);
-            let opts = app.run_options();
-            let res = lode_search::run::run_with(&app.index_root, req, &opts, &mut |rows| {
+            let res = lode_search::run::run_with(&app.index_root, req, opts, &mut |rows| {
                 let rows = rows.into_iter().map(|mut r| fields(&mut r)).collect();
                 if job.take(&mut out, rows) {
                     Ok(())

@@ -11,7 +11,9 @@ pub mod atom;
 pub mod indexes;
 pub mod inputs;
 pub mod jobs;
+pub mod listing;
 pub mod output;
+pub mod roles;
 pub mod summary;
 pub mod users;
 
@@ -126,20 +128,6 @@ pub struct RestState {
 /// How long failed logins count towards the slowdown.
 const FAILURE_MEMORY: Duration = Duration::from_secs(300);
 
-/// Searches a user may run at once, by their most generous role (Splunk's `srchJobsQuota`
-/// defaults: admin 50, power 10, user 3).
-pub fn search_quota(roles: &[String]) -> usize {
-    roles
-        .iter()
-        .map(|r| match r.as_str() {
-            "admin" => 50,
-            "power" => 10,
-            _ => 3,
-        })
-        .max()
-        .unwrap_or(3)
-}
-
 /// One running search of a user; counted until dropped.
 pub struct QuotaSlot {
     running: Arc<Mutex<HashMap<String, usize>>>,
@@ -159,9 +147,14 @@ impl Drop for QuotaSlot {
 }
 
 impl RestState {
-    /// A search slot of `s`'s quota, or 503 when they run as many as their roles allow.
+    /// A search slot of `s`'s quota (their roles' largest `srchJobsQuota`), or 503 when they run
+    /// as many as their roles allow; 403 when their roles lack the `search` capability.
     pub fn quota_slot(&self, s: &Session) -> Result<QuotaSlot, Fail> {
-        let quota = search_quota(&s.roles);
+        let rights = roles::rights(self.app.node.home(), &s.roles);
+        if !rights.has("search") {
+            return Err(roles::forbidden(s, "search (no 'search' capability)"));
+        }
+        let quota = rights.srch_jobs_quota as usize;
         let mut m = self.running.lock().unwrap_or_else(|p| p.into_inner());
         let n = m.entry(s.user.clone()).or_insert(0);
         if *n >= quota {
@@ -209,10 +202,12 @@ pub fn new_secret() -> String {
 }
 
 /// Middleware for Lode's own `/lode/*` routes: a session key, Basic credentials or the local
-/// secret (`Authorization: Lode <secret>`); `/lode/health` stays open.
+/// secret (`Authorization: Lode <secret>`); `/lode/health` stays open. A user's [`Session`] goes
+/// into the request's extensions (searches are limited to their indexes); the local secret is
+/// unrestricted.
 pub async fn require_auth(
     State(st): State<RestState>,
-    req: axum::extract::Request,
+    mut req: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
     if req.uri().path() == "/lode/health" {
@@ -229,7 +224,10 @@ pub async fn require_auth(
         }
     }
     match authenticate(&st, req.headers()) {
-        Ok(_) => next.run(req).await,
+        Ok(s) => {
+            req.extensions_mut().insert(s);
+            next.run(req).await
+        }
         Err(f) => f.into_response(),
     }
 }
@@ -358,8 +356,18 @@ pub fn router(state: RestState) -> Router {
                 &format!("{prefix}/data/indexes/{{name}}"),
                 get(indexes::one),
             )
-            .route(&format!("{prefix}/authorization/roles"), get(users::roles))
-            .route(&format!("{prefix}/authorization/roles/"), get(users::roles))
+            .route(
+                &format!("{prefix}/authorization/roles"),
+                get(roles::collection).post(roles::collection),
+            )
+            .route(
+                &format!("{prefix}/authorization/roles/"),
+                get(roles::collection).post(roles::collection),
+            )
+            .route(
+                &format!("{prefix}/authorization/roles/{{name}}"),
+                get(roles::one).post(roles::one).delete(roles::one),
+            )
             .route(
                 &format!("{prefix}/data/inputs/http/"),
                 get(inputs::collection).post(inputs::collection),
@@ -610,9 +618,11 @@ fn fields(row: &mut lode_search::row::Row) -> Fields {
         .collect()
 }
 
-/// Runs `req` on the blocking pool, handing rows to `each` (false = stop).
+/// Runs `req` for `session` (their indexes only) on the blocking pool, handing rows to `each`
+/// (false = stop).
 async fn run_search(
     st: &RestState,
+    session: &Session,
     req: lode_search::run::SearchRequest,
     mut each: impl FnMut(Fields) -> bool + Send + 'static,
 ) -> Result<(), Fail> {
@@ -623,9 +633,10 @@ async fn run_search(
         .await
         .map_err(|e| fail(StatusCode::SERVICE_UNAVAILABLE, "ERROR", &e.to_string()))?;
     let app = st.app.clone();
+    let session = session.clone();
     let res = tokio::task::spawn_blocking(move || {
         let _slot = permit;
-        let opts = app.run_options();
+        let opts = app.run_options(Some(&session));
         lode_search::run::run_with(&app.index_root, &req, &opts, &mut |rows| {
             for mut r in rows {
                 if !each(fields(&mut r)) {
@@ -685,7 +696,7 @@ async fn create_job(
     let rows = Arc::new(Mutex::new(Vec::new()));
     let sink = rows.clone();
     let mut seen = 0usize;
-    let res = run_search(&st, req, move |f| {
+    let res = run_search(&st, &session, req, move |f| {
         seen += 1;
         if seen > offset {
             sink.lock().unwrap_or_else(|p| p.into_inner()).push(f);
@@ -740,7 +751,7 @@ async fn export(
     if mode == Mode::Xml {
         let rows = Arc::new(Mutex::new(Vec::new()));
         let sink = rows.clone();
-        if let Err(r) = run_search(&st, req, move |f| {
+        if let Err(r) = run_search(&st, &session, req, move |f| {
             sink.lock().unwrap_or_else(|p| p.into_inner()).push(f);
             true
         })
@@ -764,7 +775,7 @@ async fn export(
         let names: Arc<Mutex<Option<Vec<String>>>> = Arc::default();
         let (h, nm, tx2) = (held.clone(), names.clone(), tx.clone());
         let mut n = 0usize;
-        let res = run_search(&st2, req, move |f| {
+        let res = run_search(&st2, &session, req, move |f| {
             let prev = h.lock().unwrap_or_else(|p| p.into_inner()).replace((n, f));
             n += 1;
             match prev {
@@ -872,13 +883,15 @@ async fn start_job(
         .map_err(|e| fail(StatusCode::INTERNAL_SERVER_ERROR, "ERROR", &e.to_string()))?;
     let app = st.app.clone();
     let j = job.clone();
+    let session = session.clone();
     let handle = tokio::spawn(async move {
         let _slot = slot;
         match app.limits.acquire().await {
             Ok(permit) => {
                 let _ = tokio::task::spawn_blocking(move || {
                     let _slot = permit;
-                    jobs::run(&j, &app, &req, fields);
+                    let opts = app.run_options(Some(&session));
+                    jobs::run(&j, &app, &req, &opts, fields);
                 })
                 .await;
             }

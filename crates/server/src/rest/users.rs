@@ -1,99 +1,55 @@
-//! `/services/authentication/users` and `/services/authorization/roles`, as Splunk serves them:
-//! admins list, create, edit (password, roles, realname, email) and delete users; every user can
-//! see themselves and change their own password (with `oldpassword`).
+//! `/services/authentication/users`, as Splunk serves it: users with `edit_user` list, create,
+//! edit (password, roles, realname, email) and delete users; every user can see themselves and
+//! change their own password (with `oldpassword`). Roles may be built-in or custom
+//! ([`super::roles`]); an unknown one is refused with 400.
 
 use std::collections::HashMap;
 
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use lode_node::users::{hash_password, User, Users, BUILTIN_ROLES};
+use lode_node::roles::Effective;
+use lode_node::users::{hash_password, User, Users};
 
-use super::atom::{self, DictValue};
-use super::{authenticate, error, fail, now_iso, param, params, Fail, RestState, Session};
+use super::listing::{self, Item, Value};
+use super::roles::{check_exist, rights};
+use super::{authenticate, error, param, params, RestState};
 
-fn is_admin(s: &Session) -> bool {
-    s.roles.iter().any(|r| r == "admin")
-}
-
-fn user_content(u: &User) -> Vec<(String, DictValue)> {
-    vec![
-        ("realname".into(), DictValue::Text(u.realname.clone())),
-        ("email".into(), DictValue::Text(u.email.clone())),
-        ("roles".into(), DictValue::List(u.roles.clone())),
-        ("defaultApp".into(), DictValue::Text("search".into())),
-        ("type".into(), DictValue::Text("Splunk".into())),
-    ]
+/// Whether `e` may manage every user (create, delete, set roles and passwords).
+fn manages_users(e: &Effective) -> bool {
+    e.has_any(&["edit_user", "admin_all_objects"])
 }
 
 fn answer(p: &[(String, String)], users: &[&User], status: StatusCode) -> Response {
-    if param(p, "output_mode") == Some("json") {
-        let entries: Vec<serde_json::Value> = users
-            .iter()
-            .map(|u| {
-                serde_json::json!({
-                    "name": u.name, "id": format!("/services/authentication/users/{}", u.name),
-                    "author": "system",
-                    "content": {"realname": u.realname, "email": u.email, "roles": u.roles,
-                                "defaultApp": "search", "type": "Splunk"}
-                })
-            })
-            .collect();
-        let body = serde_json::json!({
-            "origin": "/services/authentication/users", "updated": now_iso(), "entry": entries,
-            "paging": {"total": users.len(), "perPage": 30, "offset": 0}, "messages": []
-        });
-        return (
-            status,
-            [(header::CONTENT_TYPE, "application/json")],
-            body.to_string(),
-        )
-            .into_response();
-    }
-    let entries: Vec<atom::Entry> = users
+    let items: Vec<Item> = users
         .iter()
-        .map(|u| atom::Entry {
-            title: u.name.clone(),
-            path: format!("/services/authentication/users/{}", u.name),
+        .map(|u| Item {
+            name: u.name.clone(),
+            path: format!("/{}", u.name),
             author: "system".into(),
-            updated: now_iso(),
-            content: user_content(u),
+            app: "",
+            content: vec![
+                ("realname", u.realname.as_str().into()),
+                ("email", u.email.as_str().into()),
+                ("roles", Value::List(u.roles.clone())),
+                ("defaultApp", "search".into()),
+                ("type", "Splunk".into()),
+            ],
         })
         .collect();
-    (
-        status,
-        [(header::CONTENT_TYPE, "text/xml; charset=UTF-8")],
-        atom::feed(
-            "users",
-            "/services/authentication/users",
-            &now_iso(),
-            &entries,
-        ),
-    )
-        .into_response()
+    listing::answer(p, "users", "/services/authentication/users", &items, status)
 }
 
 fn roles_param(p: &[(String, String)]) -> Option<Vec<String>> {
     let roles: Vec<String> = p
         .iter()
         .filter(|(k, _)| k == "roles")
-        .flat_map(|(_, v)| v.split(','))
+        .flat_map(|(_, v)| v.split([',', ';']))
         .map(|r| r.trim().to_string())
         .filter(|r| !r.is_empty())
         .collect();
     (!roles.is_empty()).then_some(roles)
-}
-
-fn check_roles(roles: &[String]) -> Result<(), Fail> {
-    match roles.iter().find(|r| !BUILTIN_ROLES.contains(&r.as_str())) {
-        Some(r) => Err(fail(
-            StatusCode::BAD_REQUEST,
-            "ERROR",
-            &format!("Role={r} is not grantable"),
-        )),
-        None => Ok(()),
-    }
 }
 
 /// `GET` lists users (admins: all; others: themselves); `POST name=&password=&roles=` creates.
@@ -110,6 +66,7 @@ pub async fn collection(
     };
     let p = params(q.as_deref(), &body);
     let home = st.app.node.home().clone();
+    let admin = manages_users(&rights(&home, &s.roles));
     let mut users = match Users::load(&home) {
         Ok(u) => u,
         Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, "ERROR", &e.to_string()),
@@ -118,16 +75,12 @@ pub async fn collection(
         let visible: Vec<&User> = users
             .users
             .iter()
-            .filter(|u| is_admin(&s) || u.name == s.user)
+            .filter(|u| admin || u.name == s.user)
             .collect();
         return answer(&p, &visible, StatusCode::OK);
     }
-    if !is_admin(&s) {
-        return error(
-            StatusCode::FORBIDDEN,
-            "ERROR",
-            "You do not have the capability to create users",
-        );
+    if !admin {
+        return super::roles::forbidden(&s, "create users").into_response();
     }
     let (Some(name), Some(password)) = (param(&p, "name"), param(&p, "password")) else {
         return error(
@@ -137,7 +90,7 @@ pub async fn collection(
         );
     };
     let roles = roles_param(&p).unwrap_or_else(|| vec!["user".into()]);
-    if let Err(r) = check_roles(&roles) {
+    if let Err(r) = check_exist(&home, &roles) {
         return r.into_response();
     }
     let (name, password) = (name.to_string(), password.to_string());
@@ -187,12 +140,13 @@ pub async fn one(
     let name = path.get("name").cloned().unwrap_or_default();
     let p = params(q.as_deref(), &body);
     let home = st.app.node.home().clone();
+    let admin = manages_users(&rights(&home, &s.roles));
     let mut users = match Users::load(&home) {
         Ok(u) => u,
         Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, "ERROR", &e.to_string()),
     };
     let own = s.user == name;
-    if !(is_admin(&s) || own) || users.get(&name).is_none() {
+    if !(admin || own) || users.get(&name).is_none() {
         return error(
             StatusCode::NOT_FOUND,
             "ERROR",
@@ -201,11 +155,11 @@ pub async fn one(
     }
     match method {
         Method::DELETE => {
-            if !is_admin(&s) || own {
+            if !admin || own {
                 return error(
                     StatusCode::FORBIDDEN,
                     "ERROR",
-                    "Only an admin may delete users, and not themselves",
+                    "Only a user with the edit_user capability may delete users, and not themselves",
                 );
             }
             users.users.retain(|u| u.name != name);
@@ -213,18 +167,14 @@ pub async fn one(
         Method::POST => {
             let roles = roles_param(&p);
             if let Some(r) = &roles {
-                if !is_admin(&s) {
-                    return error(
-                        StatusCode::FORBIDDEN,
-                        "ERROR",
-                        "Only an admin may change roles",
-                    );
+                if !admin {
+                    return super::roles::forbidden(&s, "change roles").into_response();
                 }
-                if let Err(resp) = check_roles(r) {
+                if let Err(resp) = check_exist(&home, r) {
                     return resp.into_response();
                 }
             }
-            let old_ok = match (is_admin(&s), param(&p, "password")) {
+            let old_ok = match (admin, param(&p, "password")) {
                 (false, Some(_)) => {
                     let old = param(&p, "oldpassword").unwrap_or_default().to_string();
                     let hash = users.get(&name).map(|u| u.password_hash.clone());
@@ -294,77 +244,4 @@ pub async fn one(
     }
     let u = users.get(&name).cloned();
     answer(&p, &u.iter().collect::<Vec<_>>(), StatusCode::OK)
-}
-
-/// `GET /services/authorization/roles`: the built-in roles.
-pub async fn roles(
-    State(st): State<RestState>,
-    RawQuery(q): RawQuery,
-    headers: HeaderMap,
-) -> Response {
-    if let Err(f) = authenticate(&st, &headers) {
-        return f.into_response();
-    }
-    let p = params(q.as_deref(), b"");
-    let caps = |r: &str| -> Vec<String> {
-        let mut c = vec!["search", "rest_properties_get", "change_own_password"];
-        if r != "user" {
-            c.push("schedule_search");
-        }
-        if r == "admin" {
-            c.extend([
-                "admin_all_objects",
-                "edit_user",
-                "edit_token_http",
-                "edit_indexes",
-            ]);
-        }
-        c.into_iter().map(str::to_string).collect()
-    };
-    if param(&p, "output_mode") == Some("json") {
-        let entries: Vec<serde_json::Value> = BUILTIN_ROLES
-            .iter()
-            .map(|r| {
-                serde_json::json!({"name": r, "content": {
-                    "capabilities": caps(r), "srchIndexesAllowed": ["*"],
-                    "srchIndexesDefault": ["main"], "imported_roles": []}})
-            })
-            .collect();
-        let body = serde_json::json!({"entry": entries, "paging": {"total": entries.len()}});
-        return (
-            [(header::CONTENT_TYPE, "application/json")],
-            body.to_string(),
-        )
-            .into_response();
-    }
-    let entries: Vec<atom::Entry> = BUILTIN_ROLES
-        .iter()
-        .map(|r| atom::Entry {
-            title: r.to_string(),
-            path: format!("/services/authorization/roles/{r}"),
-            author: "system".into(),
-            updated: now_iso(),
-            content: vec![
-                ("capabilities".into(), DictValue::List(caps(r))),
-                (
-                    "srchIndexesAllowed".into(),
-                    DictValue::List(vec!["*".into()]),
-                ),
-                (
-                    "srchIndexesDefault".into(),
-                    DictValue::List(vec!["main".into()]),
-                ),
-            ],
-        })
-        .collect();
-    (
-        [(header::CONTENT_TYPE, "text/xml; charset=UTF-8")],
-        atom::feed(
-            "roles",
-            "/services/authorization/roles",
-            &now_iso(),
-            &entries,
-        ),
-    )
-        .into_response()
 }
