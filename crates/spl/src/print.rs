@@ -8,6 +8,7 @@
 use std::fmt::Write;
 
 mod clause;
+mod reshape;
 
 use crate::ast::{Agg, Command, Expr, Pipeline, SortKey, SortMode, TimeUnit, Timechart, Top};
 use crate::lexer::{is_word, push_quoted, Mode};
@@ -186,6 +187,19 @@ fn command(out: &mut String, c: &Command) {
         }
         Command::Timechart(t) => timechart(out, t),
         Command::Top(t) => top(out, t),
+        Command::Bin(_)
+        | Command::Chart(_)
+        | Command::MakeMv { .. }
+        | Command::MvExpand { .. }
+        | Command::MvCombine { .. }
+        | Command::NoMv(_)
+        | Command::FillDown(_)
+        | Command::AutoRegress { .. }
+        | Command::AddTotals(_)
+        | Command::AddColTotals { .. }
+        | Command::Uniq
+        | Command::Replace { .. }
+        | Command::Convert { .. } => reshape::command(out, c),
     }
 }
 

@@ -35,6 +35,14 @@ pub fn role(c: &Command) -> Role {
         Command::Stats(_) | Command::Timechart(_) | Command::Top(_) => Role::Transforming,
         // Listed fields are filled row by row; without a list, only fields seen in all rows.
         Command::FillNull { fields, .. } if !fields.is_empty() => Role::Streaming,
+        // With a span, each value is binned on its own; otherwise the span needs every value.
+        Command::Bin(b) if b.span.is_some() => Role::Streaming,
+        Command::AddTotals(a) if !a.col => Role::Streaming,
+        Command::MakeMv { .. }
+        | Command::MvExpand { .. }
+        | Command::NoMv(_)
+        | Command::Replace { .. }
+        | Command::Convert { .. } => Role::Streaming,
         Command::Sort { .. }
         | Command::Head(_)
         | Command::Tail(_)
@@ -44,7 +52,15 @@ pub fn role(c: &Command) -> Role {
         | Command::Accum { .. }
         | Command::Delta { .. }
         | Command::Reverse
-        | Command::FillNull { .. } => Role::Centralized,
+        | Command::FillNull { .. }
+        | Command::Bin(_)
+        | Command::Chart(_)
+        | Command::AddTotals(_)
+        | Command::MvCombine { .. }
+        | Command::FillDown(_)
+        | Command::AutoRegress { .. }
+        | Command::AddColTotals { .. }
+        | Command::Uniq => Role::Centralized,
     }
 }
 
