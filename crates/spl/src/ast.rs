@@ -197,6 +197,9 @@ pub enum Command {
         /// The conversions in order.
         items: Vec<Conversion>,
     },
+    /// `transaction [f…] [maxspan=…] [maxpause=…] [maxevents=N] [startswith=…] [endswith=…]
+    /// [keepevicted=f] [mvlist=f] [delim=s]`: groups events into transactions.
+    Transaction(Transaction),
 }
 
 /// Arguments of `stats`.
@@ -553,4 +556,36 @@ pub struct Conversion {
     pub field: String,
     /// `AS` name.
     pub alias: Option<String>,
+}
+
+/// Arguments of `transaction`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transaction {
+    /// Events of one transaction share these fields' values (empty: one stream).
+    pub fields: Vec<String>,
+    /// Most seconds from first to last event (`None`: no limit).
+    pub maxspan: Option<u64>,
+    /// Most seconds between consecutive events (`None`: no limit).
+    pub maxpause: Option<u64>,
+    /// Most events per transaction (default 1000).
+    pub maxevents: u64,
+    /// An event matching this starts a transaction.
+    pub startswith: Option<TxnFilter>,
+    /// An event matching this ends a transaction.
+    pub endswith: Option<TxnFilter>,
+    /// Also output incomplete transactions, with `closed_txn=0` (default false).
+    pub keepevicted: bool,
+    /// Keep every value of merged fields in event order (default false: distinct, sorted).
+    pub mvlist: bool,
+    /// Separator of merged values (default one space).
+    pub delim: String,
+}
+
+/// A `startswith`/`endswith` condition.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TxnFilter {
+    /// `startswith="search terms"`.
+    Search(SearchExpr),
+    /// `startswith=eval(expr)`.
+    Eval(Expr),
 }

@@ -199,7 +199,8 @@ fn command(out: &mut String, c: &Command) {
         | Command::AddColTotals { .. }
         | Command::Uniq
         | Command::Replace { .. }
-        | Command::Convert { .. } => reshape::command(out, c),
+        | Command::Convert { .. }
+        | Command::Transaction(_) => reshape::command(out, c),
     }
 }
 

@@ -467,7 +467,58 @@ fn reshape_command() -> impl Strategy<Value = Command> {
             .prop_map(|(pairs, fields)| Command::Replace { pairs, fields }),
         (text(), vec(conversion, 1..3))
             .prop_map(|(timeformat, items)| Command::Convert { timeformat, items }),
+        transaction(),
     ]
+}
+
+fn txn_filter() -> impl Strategy<Value = TxnFilter> {
+    prop_oneof![
+        search_expr()
+            .prop_filter(
+                "a lone * means no condition",
+                |e| !matches!(e, SearchExpr::Term(t) if t.text == "*" && !t.quoted && !t.whole)
+            )
+            .prop_map(TxnFilter::Search),
+        expr().prop_map(TxnFilter::Eval),
+    ]
+}
+
+fn transaction() -> impl Strategy<Value = Command> {
+    (
+        vec(name(), 0..3),
+        (
+            proptest::option::of(0..u64::MAX),
+            proptest::option::of(0..u64::MAX),
+            any::<u64>(),
+        ),
+        (
+            proptest::option::of(txn_filter()),
+            proptest::option::of(txn_filter()),
+        ),
+        any::<(bool, bool)>(),
+        text(),
+    )
+        .prop_map(
+            |(
+                fields,
+                (maxspan, maxpause, maxevents),
+                (startswith, endswith),
+                (keepevicted, mvlist),
+                delim,
+            )| {
+                Command::Transaction(Transaction {
+                    fields,
+                    maxspan,
+                    maxpause,
+                    maxevents,
+                    startswith,
+                    endswith,
+                    keepevicted,
+                    mvlist,
+                    delim,
+                })
+            },
+        )
 }
 
 proptest! {

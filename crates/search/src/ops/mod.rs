@@ -44,6 +44,7 @@ mod table;
 mod tail;
 pub(crate) mod timechart;
 mod top;
+mod transaction;
 mod uniq;
 mod where_;
 
@@ -325,6 +326,9 @@ fn build(c: &Command, ctx: ExecContext, limits: Limits) -> Result<Box<dyn Op>, S
         Command::Replace { pairs, fields } => Box::new(replace::ReplaceOp::new(pairs, fields)),
         Command::Convert { timeformat, items } => {
             Box::new(convert::ConvertOp::new(timeformat, items, ctx)?)
+        }
+        Command::Transaction(t) => {
+            Box::new(transaction::TransactionOp::new(t.clone(), ctx, limits)?)
         }
     };
     Ok(op)

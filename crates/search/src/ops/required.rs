@@ -110,7 +110,8 @@ pub fn required_fields(commands: &[Command]) -> Option<Vec<String>> {
             | Command::AddColTotals { .. }
             | Command::Uniq
             | Command::Replace { .. }
-            | Command::Convert { .. } => return None,
+            | Command::Convert { .. }
+            | Command::Transaction(_) => return None,
         };
         for n in names {
             if !out.contains(&n) {

@@ -60,7 +60,8 @@ pub fn role(c: &Command) -> Role {
         | Command::FillDown(_)
         | Command::AutoRegress { .. }
         | Command::AddColTotals { .. }
-        | Command::Uniq => Role::Centralized,
+        | Command::Uniq
+        | Command::Transaction(_) => Role::Centralized,
     }
 }
 

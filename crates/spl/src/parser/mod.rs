@@ -224,6 +224,7 @@ impl<'a> Parser<'a> {
             }
             "replace" => self.replace_cmd(at),
             "convert" => self.convert_cmd(at),
+            "transaction" => self.transaction_cmd(),
             _ => Err(ParseError::new(
                 format!("Unknown search command '{}'.", self.text(&t)),
                 at,

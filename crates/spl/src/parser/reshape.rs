@@ -3,9 +3,11 @@
 
 use super::stats::{need_aggs, parse_span};
 use super::{parse_bool, parse_u64, unknown_option, Opt, Parser, Result};
-use crate::ast::{AddTotals, Bin, BinSpan, Chart, Command, Conversion, Span};
+use crate::ast::{
+    AddTotals, Bin, BinSpan, Chart, Command, Conversion, Span, TimeUnit, Transaction, TxnFilter,
+};
 use crate::error::ParseError;
-use crate::lexer::{Mode, Tok};
+use crate::lexer::{Mode, Op, Tok};
 
 const M: Mode = Mode::Args;
 
@@ -188,7 +190,7 @@ impl Parser<'_> {
                             self.pos = n.span.end;
                             true
                         }
-                        Tok::Word => next.kind != Tok::Op(crate::lexer::Op::Eq),
+                        Tok::Word => next.kind != Tok::Op(Op::Eq),
                         Tok::Str(_) => true,
                         _ => false,
                     };
@@ -525,6 +527,128 @@ impl Parser<'_> {
     }
 }
 
+/// A `maxspan=`/`maxpause=` value in seconds: `30`, `30s`, `5m`, `2h`, `1d`, `1w`; `-1` = none.
+fn parse_secs(o: &Opt) -> Result<Option<u64>> {
+    if o.value == "-1" {
+        return Ok(None);
+    }
+    if o.value.bytes().all(|b| b.is_ascii_digit()) {
+        return parse_u64(&o.value, o.value_span, &o.key).map(Some);
+    }
+    let s = parse_span(&o.value, o.value_span)?;
+    let unit = match s.unit {
+        TimeUnit::Second => 1,
+        TimeUnit::Minute => 60,
+        TimeUnit::Hour => 3600,
+        TimeUnit::Day => 86_400,
+        TimeUnit::Week => 604_800,
+        TimeUnit::Month | TimeUnit::Year => {
+            return Err(ParseError::new(
+                format!("'{}' takes seconds, minutes, hours, days or weeks.", o.key),
+                o.value_span,
+            ))
+        }
+    };
+    s.count
+        .checked_mul(unit)
+        .map(Some)
+        .ok_or_else(|| ParseError::new(format!("'{}' is too large.", o.key), o.value_span))
+}
+
+impl Parser<'_> {
+    /// `transaction [f…] [options]`.
+    pub(super) fn transaction_cmd(&mut self) -> Result<Command> {
+        let mut t = Transaction {
+            fields: Vec::new(),
+            maxspan: None,
+            maxpause: None,
+            maxevents: 1000,
+            startswith: None,
+            endswith: None,
+            keepevicted: false,
+            mvlist: false,
+            delim: " ".into(),
+        };
+        loop {
+            let (k, eq) = self.peek2(M)?;
+            if k.kind == Tok::Word
+                && eq.kind == Tok::Op(Op::Eq)
+                && (self.is_word(&k, "startswith") || self.is_word(&k, "endswith"))
+            {
+                let start = self.is_word(&k, "startswith");
+                self.pos = eq.span.end;
+                let f = self.txn_filter(self.text(&k).to_ascii_lowercase())?;
+                if start {
+                    t.startswith = Some(f);
+                } else {
+                    t.endswith = Some(f);
+                }
+                continue;
+            }
+            if let Some(o) = self.option()? {
+                match o.key.as_str() {
+                    "maxspan" => t.maxspan = parse_secs(&o)?,
+                    "maxpause" => t.maxpause = parse_secs(&o)?,
+                    "maxevents" => {
+                        t.maxevents = match o.value.as_str() {
+                            "-1" => 0,
+                            v => parse_u64(v, o.value_span, "maxevents")?,
+                        }
+                    }
+                    "keepevicted" => t.keepevicted = parse_bool(&o)?,
+                    "mvlist" => t.mvlist = parse_bool(&o)?,
+                    "delim" => t.delim = o.value,
+                    _ => return Err(unknown_option(&o, "transaction")),
+                }
+                continue;
+            }
+            let more = self.field_list(false)?;
+            if more.is_empty() {
+                break;
+            }
+            t.fields.extend(more);
+        }
+        Ok(Command::Transaction(t))
+    }
+
+    /// The value of `startswith=`/`endswith=`: `eval(expr)` or quoted search terms.
+    fn txn_filter(&mut self, key: String) -> Result<TxnFilter> {
+        let (a, b) = self.peek2(M)?;
+        if self.is_word(&a, "eval") && b.kind == Tok::LParen && b.span.start == a.span.end {
+            self.pos = b.span.end;
+            let e = self.expr()?;
+            let close = self.bump(Mode::Expr)?;
+            if close.kind != Tok::RParen {
+                return Err(ParseError::new("Unbalanced parentheses.", b.span));
+            }
+            return Ok(TxnFilter::Eval(e));
+        }
+        let v = self.bump(M)?;
+        let text = match &v.kind {
+            Tok::Str(s) => s.clone(),
+            Tok::Word => self.text(&v).to_string(),
+            _ => {
+                return Err(ParseError::new(
+                    format!("Missing a value for '{key}='."),
+                    v.span,
+                ))
+            }
+        };
+        let mut sub = Parser::new(&text);
+        match sub.search_clause() {
+            Ok(Some(e)) => Ok(TxnFilter::Search(e)),
+            Ok(None) => Err(ParseError::new(
+                format!("'{key}=' needs search terms or eval(…)."),
+                v.span,
+            )),
+            Err(e) => Err(ParseError::new(
+                format!("In '{key}=': {}", e.message),
+                v.span,
+            )),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::tests::{err, last};
@@ -812,5 +936,53 @@ mod tests {
         assert_eq!(err("x | convert foo(a)").1, "foo");
         assert_eq!(err("x | convert").1, "convert");
         assert_eq!(err("x | convert num a").1, "a");
+    }
+
+    #[test]
+    fn transaction_options() {
+        use crate::ast::{BinOp, CmpOp, Expr, SearchExpr, TxnFilter};
+        let Command::Transaction(t) = last("x | transaction") else {
+            panic!()
+        };
+        assert!(t.fields.is_empty());
+        assert_eq!((t.maxspan, t.maxpause, t.maxevents), (None, None, 1000));
+        let Command::Transaction(t) = last(
+            "x | transaction host, user maxspan=5m maxpause=30 maxevents=3 startswith=\"login OR signin\" endswith=eval(status>=500) keepevicted=t mvlist=t delim=\",\"",
+        ) else {
+            panic!()
+        };
+        assert_eq!(t.fields, vec!["host".to_string(), "user".to_string()]);
+        assert_eq!(
+            (t.maxspan, t.maxpause, t.maxevents),
+            (Some(300), Some(30), 3)
+        );
+        assert!(t.keepevicted && t.mvlist);
+        assert_eq!(t.delim, ",");
+        assert!(matches!(
+            t.startswith,
+            Some(TxnFilter::Search(SearchExpr::Or(_)))
+        ));
+        assert_eq!(
+            t.endswith,
+            Some(TxnFilter::Eval(Expr::Binary(
+                BinOp::Cmp(CmpOp::Ge),
+                Box::new(Expr::Field("status".into())),
+                Box::new(Expr::Num(500.0))
+            )))
+        );
+        let Command::Transaction(t) = last("x | transaction startswith=login maxspan=-1") else {
+            panic!()
+        };
+        assert!(matches!(
+            t.startswith,
+            Some(TxnFilter::Search(SearchExpr::Term(_)))
+        ));
+        assert_eq!(err("x | transaction maxspan=1mon").1, "1mon");
+        assert_eq!(err("x | transaction startswith=\"\"").1, "\"\"");
+        assert!(err("x | transaction startswith=\"a)\"")
+            .0
+            .starts_with("In 'startswith='"));
+        assert_eq!(err("x | transaction foo=1").1, "foo");
+        assert_eq!(err("x | transaction endswith=eval(a").1, "(");
     }
 }

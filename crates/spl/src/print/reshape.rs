@@ -2,8 +2,11 @@
 
 use std::fmt::Write;
 
+use super::clause::{expr, search, Ctx};
 use super::{aggs, flag, names, push_name, push_name_except, sep};
-use crate::ast::{AddTotals, Bin, BinSpan, Chart, Command, Conversion, TimeSpan, TimeUnit};
+use crate::ast::{
+    AddTotals, Bin, BinSpan, Chart, Command, Conversion, TimeSpan, TimeUnit, Transaction, TxnFilter,
+};
 use crate::lexer::push_quoted;
 
 /// Renders one of this module's commands (nothing for any other command).
@@ -129,7 +132,56 @@ pub(super) fn command(out: &mut String, c: &Command) {
                 }
             }
         }
+        Command::Transaction(t) => transaction(out, t),
         _ => {}
+    }
+}
+
+fn txn_filter(out: &mut String, key: &str, f: &TxnFilter) {
+    out.push(' ');
+    out.push_str(key);
+    out.push('=');
+    match f {
+        TxnFilter::Eval(e) => {
+            out.push_str("eval(");
+            expr(out, e, 0);
+            out.push(')');
+        }
+        TxnFilter::Search(e) => {
+            let mut text = String::new();
+            search(&mut text, e, Ctx::Top);
+            push_quoted(out, &text, '"');
+        }
+    }
+}
+
+fn transaction(out: &mut String, t: &Transaction) {
+    out.push_str("transaction");
+    if !t.fields.is_empty() {
+        out.push(' ');
+        names(out, &t.fields);
+    }
+    if let Some(s) = t.maxspan {
+        let _ = write!(out, " maxspan={s}");
+    }
+    if let Some(s) = t.maxpause {
+        let _ = write!(out, " maxpause={s}");
+    }
+    if t.maxevents != 1000 {
+        let _ = write!(out, " maxevents={}", t.maxevents);
+    }
+    if let Some(f) = &t.startswith {
+        txn_filter(out, "startswith", f);
+    }
+    if let Some(f) = &t.endswith {
+        txn_filter(out, "endswith", f);
+    }
+    flag(out, "keepevicted", t.keepevicted, false);
+    flag(out, "mvlist", t.mvlist, false);
+    if t.delim != " " {
+        out.push(' ');
+        option(out, "delim", &t.delim);
+        out.pop();
     }
 }
 
