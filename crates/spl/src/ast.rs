@@ -200,6 +200,25 @@ pub enum Command {
     /// `transaction [f…] [maxspan=…] [maxpause=…] [maxevents=N] [startswith=…] [endswith=…]
     /// [keepevicted=f] [mvlist=f] [delim=s]`: groups events into transactions.
     Transaction(Transaction),
+    /// `spath [input=f] [output=o] [path=]p`: one JSON path into a field, or (no path) every
+    /// JSON path of the input as fields.
+    Spath {
+        /// The field holding JSON (default `_raw`).
+        input: String,
+        /// The output field (default: the path).
+        output: Option<String>,
+        /// The path (`a.b{0}.c`, `a{}`); `None` extracts everything.
+        path: Option<String>,
+    },
+    /// `extract`/`kv [pairdelim=s] [kvdelim=s]`: `key=value` extraction from `_raw`.
+    Extract {
+        /// Characters separating pairs (with `kvdelim`: custom delimiters).
+        pairdelim: Option<String>,
+        /// Characters separating a key from its value.
+        kvdelim: Option<String>,
+    },
+    /// `xmlkv`: `<key>value</key>` pairs of `_raw` as fields.
+    XmlKv,
 }
 
 /// Arguments of `stats`.

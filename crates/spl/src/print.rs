@@ -200,7 +200,10 @@ fn command(out: &mut String, c: &Command) {
         | Command::Uniq
         | Command::Replace { .. }
         | Command::Convert { .. }
-        | Command::Transaction(_) => reshape::command(out, c),
+        | Command::Transaction(_)
+        | Command::Spath { .. }
+        | Command::Extract { .. }
+        | Command::XmlKv => reshape::command(out, c),
     }
 }
 

@@ -468,6 +468,19 @@ fn reshape_command() -> impl Strategy<Value = Command> {
         (text(), vec(conversion, 1..3))
             .prop_map(|(timeformat, items)| Command::Convert { timeformat, items }),
         transaction(),
+        (
+            name(),
+            proptest::option::of(name()),
+            proptest::option::of(text())
+        )
+            .prop_map(|(input, output, path)| Command::Spath {
+                input,
+                output,
+                path
+            }),
+        (proptest::option::of(text()), proptest::option::of(text()))
+            .prop_map(|(pairdelim, kvdelim)| Command::Extract { pairdelim, kvdelim }),
+        Just(Command::XmlKv),
     ]
 }
 

@@ -17,6 +17,7 @@ mod dedup;
 mod delta;
 mod eval;
 mod eventstats;
+mod extract;
 mod fields;
 mod filldown;
 mod fillnull;
@@ -37,6 +38,7 @@ mod rex;
 mod search;
 mod sort;
 pub(crate) mod span;
+mod spath;
 mod split;
 mod stats;
 mod streamstats;
@@ -47,6 +49,7 @@ mod top;
 mod transaction;
 mod uniq;
 mod where_;
+mod xmlkv;
 
 pub use limits::Limits;
 pub use partial::Partial;
@@ -330,6 +333,21 @@ fn build(c: &Command, ctx: ExecContext, limits: Limits) -> Result<Box<dyn Op>, S
         Command::Transaction(t) => {
             Box::new(transaction::TransactionOp::new(t.clone(), ctx, limits)?)
         }
+        Command::Spath {
+            input,
+            output,
+            path,
+        } => Box::new(spath::SpathOp::new(
+            input.clone(),
+            output.clone(),
+            path.clone(),
+            ctx,
+        )),
+        Command::Extract { pairdelim, kvdelim } => Box::new(extract::ExtractOp::new(
+            pairdelim.as_deref(),
+            kvdelim.as_deref(),
+        )),
+        Command::XmlKv => Box::new(xmlkv::XmlKvOp::new()),
     };
     Ok(op)
 }

@@ -111,7 +111,10 @@ pub fn required_fields(commands: &[Command]) -> Option<Vec<String>> {
             | Command::Uniq
             | Command::Replace { .. }
             | Command::Convert { .. }
-            | Command::Transaction(_) => return None,
+            | Command::Transaction(_)
+            | Command::Spath { .. }
+            | Command::Extract { .. }
+            | Command::XmlKv => return None,
         };
         for n in names {
             if !out.contains(&n) {

@@ -42,7 +42,10 @@ pub fn role(c: &Command) -> Role {
         | Command::MvExpand { .. }
         | Command::NoMv(_)
         | Command::Replace { .. }
-        | Command::Convert { .. } => Role::Streaming,
+        | Command::Convert { .. }
+        | Command::Spath { .. }
+        | Command::Extract { .. }
+        | Command::XmlKv => Role::Streaming,
         Command::Sort { .. }
         | Command::Head(_)
         | Command::Tail(_)

@@ -225,6 +225,12 @@ impl<'a> Parser<'a> {
             "replace" => self.replace_cmd(at),
             "convert" => self.convert_cmd(at),
             "transaction" => self.transaction_cmd(),
+            "spath" => self.spath_cmd(),
+            "extract" | "kv" => self.extract_cmd(&name),
+            "xmlkv" => {
+                self.expect_end(Mode::Args)?;
+                Ok(Command::XmlKv)
+            }
             _ => Err(ParseError::new(
                 format!("Unknown search command '{}'.", self.text(&t)),
                 at,

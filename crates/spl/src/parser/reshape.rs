@@ -527,6 +527,61 @@ impl Parser<'_> {
     }
 }
 
+impl Parser<'_> {
+    /// `spath [input=f] [output=o] [path=]p`.
+    pub(super) fn spath_cmd(&mut self) -> Result<Command> {
+        let (mut input, mut output, mut path) = ("_raw".to_string(), None, None);
+        loop {
+            if let Some(o) = self.option()? {
+                match o.key.as_str() {
+                    "input" => input = o.value,
+                    "output" => output = Some(o.value),
+                    "path" => path = Some(o.value),
+                    _ => return Err(unknown_option(&o, "spath")),
+                }
+                continue;
+            }
+            let t = self.peek(M)?;
+            match t.kind {
+                Tok::Pipe | Tok::Eof => break,
+                _ if path.is_some() => return Err(self.unexpected(&t)),
+                _ => path = Some(self.name("a path")?.0),
+            }
+        }
+        Ok(Command::Spath {
+            input,
+            output,
+            path,
+        })
+    }
+
+    /// `extract|kv [pairdelim=s] [kvdelim=s]`.
+    pub(super) fn extract_cmd(&mut self, cmd: &str) -> Result<Command> {
+        let (mut pairdelim, mut kvdelim) = (None, None);
+        loop {
+            if let Some(o) = self.option()? {
+                match o.key.as_str() {
+                    "pairdelim" => pairdelim = Some(o.value),
+                    "kvdelim" => kvdelim = Some(o.value),
+                    _ => return Err(unknown_option(&o, cmd)),
+                }
+                continue;
+            }
+            let t = self.peek(M)?;
+            match t.kind {
+                Tok::Pipe | Tok::Eof => break,
+                _ => {
+                    return Err(ParseError::new(
+                        format!("{cmd} with a transforms.conf extraction name is not supported."),
+                        t.span,
+                    ))
+                }
+            }
+        }
+        Ok(Command::Extract { pairdelim, kvdelim })
+    }
+}
+
 /// A `maxspan=`/`maxpause=` value in seconds: `30`, `30s`, `5m`, `2h`, `1d`, `1w`; `-1` = none.
 fn parse_secs(o: &Opt) -> Result<Option<u64>> {
     if o.value == "-1" {
@@ -984,5 +1039,39 @@ mod tests {
             .starts_with("In 'startswith='"));
         assert_eq!(err("x | transaction foo=1").1, "foo");
         assert_eq!(err("x | transaction endswith=eval(a").1, "(");
+    }
+
+    #[test]
+    fn spath_extract_xmlkv() {
+        assert_eq!(
+            last("x | spath"),
+            Command::Spath {
+                input: "_raw".into(),
+                output: None,
+                path: None
+            }
+        );
+        assert_eq!(
+            last("x | spath input=j output=o a.b{0}.c"),
+            Command::Spath {
+                input: "j".into(),
+                output: Some("o".into()),
+                path: Some("a.b{0}.c".into())
+            }
+        );
+        assert_eq!(last("x | spath path=a{}"), last("x | spath a{}"));
+        assert_eq!(err("x | spath a b").1, "b");
+        assert_eq!(err("x | spath foo=1").1, "foo");
+        assert_eq!(
+            last("x | kv pairdelim=\"|\" kvdelim=\":\""),
+            Command::Extract {
+                pairdelim: Some("|".into()),
+                kvdelim: Some(":".into())
+            }
+        );
+        assert_eq!(last("x | extract"), last("x | kv"));
+        assert_eq!(err("x | extract myrule").1, "myrule");
+        assert_eq!(last("x | xmlkv"), Command::XmlKv);
+        assert_eq!(err("x | xmlkv a").1, "a");
     }
 }

@@ -133,6 +133,39 @@ pub(super) fn command(out: &mut String, c: &Command) {
             }
         }
         Command::Transaction(t) => transaction(out, t),
+        Command::Spath {
+            input,
+            output,
+            path,
+        } => {
+            out.push_str("spath");
+            if input != "_raw" {
+                out.push(' ');
+                option(out, "input", input);
+                out.pop();
+            }
+            if let Some(o) = output {
+                out.push(' ');
+                option(out, "output", o);
+                out.pop();
+            }
+            if let Some(p) = path {
+                out.push(' ');
+                option(out, "path", p);
+                out.pop();
+            }
+        }
+        Command::Extract { pairdelim, kvdelim } => {
+            out.push_str("extract");
+            for (k, v) in [("pairdelim", pairdelim), ("kvdelim", kvdelim)] {
+                if let Some(v) = v {
+                    out.push(' ');
+                    option(out, k, v);
+                    out.pop();
+                }
+            }
+        }
+        Command::XmlKv => out.push_str("xmlkv"),
         _ => {}
     }
 }
