@@ -244,6 +244,8 @@ pub struct StreamStats {
     /// Whether all state is reset when the by-field values change from one row to the next
     /// (default false).
     pub reset_on_change: bool,
+    /// `time_window=`: only rows whose `_time` is within this span of the current row's count.
+    pub time_window: Option<TimeSpan>,
 }
 
 /// Arguments of `timechart`.

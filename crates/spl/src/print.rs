@@ -135,6 +135,9 @@ fn command(out: &mut String, c: &Command) {
             if st.window != 0 {
                 let _ = write!(out, "window={} ", st.window);
             }
+            if let Some(t) = st.time_window {
+                let _ = write!(out, "time_window={} ", reshape::time_span(t));
+            }
             for (key, value, default) in [
                 ("current", st.current, true),
                 ("global", st.global, true),

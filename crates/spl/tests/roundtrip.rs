@@ -280,6 +280,7 @@ fn command() -> impl Strategy<Value = Command> {
                     current,
                     global,
                     reset_on_change,
+                    time_window: None,
                 })
             }),
         (name(), proptest::option::of(name()))
@@ -481,6 +482,16 @@ fn reshape_command() -> impl Strategy<Value = Command> {
         (proptest::option::of(text()), proptest::option::of(text()))
             .prop_map(|(pairdelim, kvdelim)| Command::Extract { pairdelim, kvdelim }),
         Just(Command::XmlKv),
+        (vec(agg(), 1..3), time_span(), any::<u64>()).prop_map(|(aggs, t, window)| {
+            Command::StreamStats(StreamStats {
+                stats: Stats { aggs, by: vec![] },
+                window,
+                current: true,
+                global: true,
+                reset_on_change: false,
+                time_window: Some(t),
+            })
+        }),
     ]
 }
 

@@ -1074,4 +1074,19 @@ mod tests {
         assert_eq!(last("x | xmlkv"), Command::XmlKv);
         assert_eq!(err("x | xmlkv a").1, "a");
     }
+
+    #[test]
+    fn streamstats_time_window() {
+        let Command::StreamStats(s) = last("x | streamstats time_window=5m count") else {
+            panic!()
+        };
+        assert_eq!(
+            s.time_window,
+            Some(TimeSpan {
+                count: 5,
+                unit: TimeUnit::Minute
+            })
+        );
+        assert_eq!(err("x | streamstats time_window=5 count").1, "5");
+    }
 }
