@@ -7,7 +7,8 @@
 //! largest totals of the first aggregation are kept, in lexicographic order, then the null
 //! series (rows without `y`, named `nullstr`, when `usenull`), then the others merged into
 //! `otherstr` (when `useother`). Empty cells show 0 for count/dc/sum and nothing otherwise.
-//! The command runs once over all rows (centralized).
+//! Like `stats`, the cells are mergeable partial states: in a split search each worker fills
+//! its own and the final step merges them ([`super::Partial`]) before picking the series.
 
 use super::bin::Binner;
 use super::limits::{exceeded, Limits};
@@ -56,6 +57,34 @@ impl ChartOp {
             binner,
             cells: HashMap::new(),
         })
+    }
+
+    /// An empty state of the same command (a split search's worker state).
+    pub(super) fn empty_like(&self) -> ChartOp {
+        ChartOp {
+            c: self.c.clone(),
+            aggs: self.aggs.clone(),
+            ctx: self.ctx,
+            limits: self.limits,
+            binner: self.binner,
+            cells: HashMap::new(),
+        }
+    }
+
+    /// Merges another partial state of the same command; `max_groups` applies to the result.
+    pub(super) fn merge(&mut self, other: ChartOp) -> Result<(), SearchError> {
+        for (k, states) in other.cells {
+            match self.cells.get_mut(&k) {
+                Some(have) => have.iter_mut().zip(states).for_each(|(a, b)| a.merge(b)),
+                None => {
+                    if self.cells.len() >= self.limits.max_groups {
+                        return Err(exceeded("chart", "max_groups", self.limits.max_groups));
+                    }
+                    self.cells.insert(k, states);
+                }
+            }
+        }
+        Ok(())
     }
 
     fn add(&mut self, mut r: Row) -> Result<(), SearchError> {
@@ -347,5 +376,27 @@ mod tests {
         assert_eq!(strs(&out, "count"), vec!["1", "2", "2", "1"]);
         assert_eq!(cmp_x("-10-0", "0-10"), Ordering::Less);
         assert_eq!(cmp_x("100-200", "20-30"), Ordering::Greater);
+    }
+
+    #[test]
+    fn partial_states_merge_like_one_pass() {
+        use crate::plan::order::{role, Role};
+        let c = chart(vec![agg("count", None)], Some("x"), Some("y"));
+        assert_eq!(
+            role(&lode_spl::ast::Command::Chart(c.clone())),
+            Role::Transforming
+        );
+        let whole = run(c.clone(), data());
+        let mut a = ChartOp::new(c, ctx(), Limits::default()).unwrap();
+        let mut b = a.empty_like();
+        let mut rows = data();
+        let tail = rows.split_off(3);
+        let mut sink = Vec::new();
+        a.push(rows, &mut sink).unwrap();
+        b.push(tail, &mut sink).unwrap();
+        a.merge(b).unwrap();
+        let mut out = Vec::new();
+        a.finish(&mut out).unwrap();
+        assert_eq!(out, whole);
     }
 }

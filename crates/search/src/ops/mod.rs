@@ -270,7 +270,7 @@ fn build(c: &Command, ctx: ExecContext, limits: Limits) -> Result<Box<dyn Op>, S
             limits,
         )),
         Command::Bin(b) => Box::new(bin::BinOp::new(b.clone(), ctx, limits)?),
-        Command::Chart(c) => Box::new(chart::ChartOp::new(c.clone(), ctx, limits)?),
+        Command::Chart(_) => Partial::build(c, ctx, limits)?.into_op(),
         Command::MakeMv {
             field,
             delim,
