@@ -121,6 +121,104 @@ pub enum Command {
         /// The fields to fill (empty: all fields seen in the results).
         fields: Vec<String>,
     },
+    /// `bin`/`bucket [span=…] [bins=N] [minspan=…] [start=n] [end=n] [aligntime=t] f [AS g]`:
+    /// puts a numeric or time field into buckets.
+    Bin(Bin),
+    /// `chart <agg>… [over x [span=…]] [by y] [limit=N] [useother=t] [otherstr=s] [usenull=t]
+    /// [nullstr=s]` (`by x y` = `over x by y`).
+    Chart(Chart),
+    /// `makemv [delim=s|tokenizer=re] [allowempty=f] [setsv=f] f`: splits a field into values.
+    MakeMv {
+        /// The field.
+        field: String,
+        /// Separator (default one space).
+        delim: String,
+        /// Regular expression whose matches (first group, if any) are the values.
+        tokenizer: Option<String>,
+        /// Keep empty values (default false).
+        allowempty: bool,
+        /// Keep the single-value text as well (default false).
+        setsv: bool,
+    },
+    /// `mvexpand f [limit=N]`: one row per value of a multivalue field.
+    MvExpand {
+        /// The field.
+        field: String,
+        /// Most values expanded per row (`None` = all).
+        limit: Option<u64>,
+    },
+    /// `mvcombine [delim=s] f`: rows equal except for `f` become one row with `f` multivalue.
+    MvCombine {
+        /// The field.
+        field: String,
+        /// Separator of the single-value form (default one space).
+        delim: String,
+    },
+    /// `nomv f`: a multivalue field becomes one value (values joined by newlines).
+    NoMv(String),
+    /// `filldown [f…]`: missing values take the field's last value in an earlier row (no list:
+    /// every field).
+    FillDown(Vec<String>),
+    /// `autoregress f [AS g] [p=N|p=a-b]`: copies of earlier rows' values.
+    AutoRegress {
+        /// The field.
+        field: String,
+        /// Output name (only with a single `p`); default `f_pN`.
+        alias: Option<String>,
+        /// First offset (default 1).
+        from: u64,
+        /// Last offset (default = `from`).
+        to: u64,
+    },
+    /// `addtotals [row=t] [col=f] [labelfield=f] [label=s] [fieldname=s] [f…]`.
+    AddTotals(AddTotals),
+    /// `addcoltotals [labelfield=f] [label=s] [f…]`: appends a row of column sums.
+    AddColTotals {
+        /// Field that gets `label` in the totals row.
+        labelfield: Option<String>,
+        /// The label (default `Total`).
+        label: String,
+        /// Summed fields (wildcards; empty: every numeric field).
+        fields: Vec<String>,
+    },
+    /// `uniq`: drops rows identical to the row before.
+    Uniq,
+    /// `replace a WITH b[, c WITH d] [IN f…]` (wildcards).
+    Replace {
+        /// `(pattern, replacement)` pairs, tried in order.
+        pairs: Vec<(String, String)>,
+        /// Fields to change (wildcards; empty: every field).
+        fields: Vec<String>,
+    },
+    /// `convert [timeformat=s] fn(f) [AS g]…`.
+    Convert {
+        /// `timeformat=` for ctime/mktime (default `%m/%d/%Y %H:%M:%S`).
+        timeformat: String,
+        /// The conversions in order.
+        items: Vec<Conversion>,
+    },
+    /// `transaction [f…] [maxspan=…] [maxpause=…] [maxevents=N] [startswith=…] [endswith=…]
+    /// [keepevicted=f] [mvlist=f] [delim=s]`: groups events into transactions.
+    Transaction(Transaction),
+    /// `spath [input=f] [output=o] [path=]p`: one JSON path into a field, or (no path) every
+    /// JSON path of the input as fields.
+    Spath {
+        /// The field holding JSON (default `_raw`).
+        input: String,
+        /// The output field (default: the path).
+        output: Option<String>,
+        /// The path (`a.b{0}.c`, `a{}`); `None` extracts everything.
+        path: Option<String>,
+    },
+    /// `extract`/`kv [pairdelim=s] [kvdelim=s]`: `key=value` extraction from `_raw`.
+    Extract {
+        /// Characters separating pairs (with `kvdelim`: custom delimiters).
+        pairdelim: Option<String>,
+        /// Characters separating a key from its value.
+        kvdelim: Option<String>,
+    },
+    /// `xmlkv`: `<key>value</key>` pairs of `_raw` as fields.
+    XmlKv,
 }
 
 /// Arguments of `stats`.
@@ -146,6 +244,8 @@ pub struct StreamStats {
     /// Whether all state is reset when the by-field values change from one row to the next
     /// (default false).
     pub reset_on_change: bool,
+    /// `time_window=`: only rows whose `_time` is within this span of the current row's count.
+    pub time_window: Option<TimeSpan>,
 }
 
 /// Arguments of `timechart`.
@@ -388,4 +488,125 @@ pub enum BinOp {
     Div,
     /// `%`.
     Mod,
+}
+
+/// Arguments of `bin`/`bucket`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bin {
+    /// The field.
+    pub field: String,
+    /// `AS` name (default: overwrite the field).
+    pub alias: Option<String>,
+    /// `span=` bucket width.
+    pub span: Option<BinSpan>,
+    /// `bins=` most buckets (used when no span; default 100).
+    pub bins: Option<u64>,
+    /// `minspan=` smallest automatic span.
+    pub minspan: Option<BinSpan>,
+    /// `start=` lowest value of the range the automatic span covers.
+    pub start: Option<f64>,
+    /// `end=` highest value of the range the automatic span covers.
+    pub end: Option<f64>,
+    /// `aligntime=` (time spans): epoch seconds, `earliest` or `latest`, as written.
+    pub aligntime: Option<String>,
+}
+
+/// A `bin` span: a number, a time span, or a log span.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BinSpan {
+    /// `span=10`, `span=0.5` (positive, finite).
+    Num(f64),
+    /// `span=5m`.
+    Time(TimeSpan),
+    /// `span=[coef]log[base]`: buckets `[coef*base^k, coef*base^(k+1))` (default 1 and 10).
+    Log {
+        /// The coefficient (at least 1, below `base`).
+        coef: f64,
+        /// The base (above 1).
+        base: f64,
+    },
+}
+
+/// Arguments of `chart`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chart {
+    /// The aggregations.
+    pub aggs: Vec<Agg>,
+    /// Row-split field.
+    pub over: Option<String>,
+    /// `span=` applied to the row-split field.
+    pub span: Option<BinSpan>,
+    /// Column-split field.
+    pub by: Option<String>,
+    /// Most column series kept (default 10; 0 = all).
+    pub limit: u64,
+    /// Whether dropped series are summed into `otherstr` (default true).
+    pub useother: bool,
+    /// Name of the other series (default `OTHER`).
+    pub otherstr: String,
+    /// Whether rows with a null column-split field form a `nullstr` series (default true).
+    pub usenull: bool,
+    /// Name of the null series (default `NULL`).
+    pub nullstr: String,
+}
+
+/// Arguments of `addtotals`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AddTotals {
+    /// Add a per-row total (default true).
+    pub row: bool,
+    /// Append a totals row (default false).
+    pub col: bool,
+    /// Field of the totals row that gets `label`.
+    pub labelfield: Option<String>,
+    /// The totals row's label (default `Total`).
+    pub label: String,
+    /// Name of the row-total field (default `Total`).
+    pub fieldname: String,
+    /// Summed fields (wildcards; empty: every numeric field).
+    pub fields: Vec<String>,
+}
+
+/// One conversion of `convert`: `func(field) [AS alias]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conversion {
+    /// `auto`, `ctime`, `dur2sec`, `memk`, `mktime`, `mstime`, `none`, `num`, `rmcomma`,
+    /// `rmunit` (lowercase).
+    pub func: String,
+    /// The field (wildcards allowed).
+    pub field: String,
+    /// `AS` name.
+    pub alias: Option<String>,
+}
+
+/// Arguments of `transaction`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transaction {
+    /// Events of one transaction share these fields' values (empty: one stream).
+    pub fields: Vec<String>,
+    /// Most seconds from first to last event (`None`: no limit).
+    pub maxspan: Option<u64>,
+    /// Most seconds between consecutive events (`None`: no limit).
+    pub maxpause: Option<u64>,
+    /// Most events per transaction (default 1000).
+    pub maxevents: u64,
+    /// An event matching this starts a transaction.
+    pub startswith: Option<TxnFilter>,
+    /// An event matching this ends a transaction.
+    pub endswith: Option<TxnFilter>,
+    /// Also output incomplete transactions, with `closed_txn=0` (default false).
+    pub keepevicted: bool,
+    /// Keep every value of merged fields in event order (default false: distinct, sorted).
+    pub mvlist: bool,
+    /// Separator of merged values (default one space).
+    pub delim: String,
+}
+
+/// A `startswith`/`endswith` condition.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TxnFilter {
+    /// `startswith="search terms"`.
+    Search(SearchExpr),
+    /// `startswith=eval(expr)`.
+    Eval(Expr),
 }

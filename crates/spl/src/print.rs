@@ -8,6 +8,7 @@
 use std::fmt::Write;
 
 mod clause;
+mod reshape;
 
 use crate::ast::{Agg, Command, Expr, Pipeline, SortKey, SortMode, TimeUnit, Timechart, Top};
 use crate::lexer::{is_word, push_quoted, Mode};
@@ -134,6 +135,9 @@ fn command(out: &mut String, c: &Command) {
             if st.window != 0 {
                 let _ = write!(out, "window={} ", st.window);
             }
+            if let Some(t) = st.time_window {
+                let _ = write!(out, "time_window={} ", reshape::time_span(t));
+            }
             for (key, value, default) in [
                 ("current", st.current, true),
                 ("global", st.global, true),
@@ -186,6 +190,23 @@ fn command(out: &mut String, c: &Command) {
         }
         Command::Timechart(t) => timechart(out, t),
         Command::Top(t) => top(out, t),
+        Command::Bin(_)
+        | Command::Chart(_)
+        | Command::MakeMv { .. }
+        | Command::MvExpand { .. }
+        | Command::MvCombine { .. }
+        | Command::NoMv(_)
+        | Command::FillDown(_)
+        | Command::AutoRegress { .. }
+        | Command::AddTotals(_)
+        | Command::AddColTotals { .. }
+        | Command::Uniq
+        | Command::Replace { .. }
+        | Command::Convert { .. }
+        | Command::Transaction(_)
+        | Command::Spath { .. }
+        | Command::Extract { .. }
+        | Command::XmlKv => reshape::command(out, c),
     }
 }
 

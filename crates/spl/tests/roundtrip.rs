@@ -280,6 +280,7 @@ fn command() -> impl Strategy<Value = Command> {
                     current,
                     global,
                     reset_on_change,
+                    time_window: None,
                 })
             }),
         (name(), proptest::option::of(name()))
@@ -316,5 +317,244 @@ proptest! {
         let text = print_expr(&e);
         let back = parse_expr(&text).map_err(|err| TestCaseError::fail(err.render(&text)))?;
         prop_assert_eq!(back, e, "printed as {}", text);
+    }
+}
+
+// --- Reshaping commands (bin, chart, makemv … convert) ---
+
+fn bin_span() -> impl Strategy<Value = BinSpan> {
+    prop_oneof![
+        (1e-6f64..1e12).prop_map(BinSpan::Num),
+        (1u32..1000).prop_map(|v| BinSpan::Num(f64::from(v))),
+        time_span().prop_map(BinSpan::Time),
+        (2u32..20, 0.0f64..1.0).prop_map(|(base, f)| {
+            let base = f64::from(base);
+            BinSpan::Log {
+                coef: 1.0 + (base - 1.0) * f,
+                base,
+            }
+        }),
+    ]
+}
+
+fn reshape_command() -> impl Strategy<Value = Command> {
+    let opt_num = || proptest::option::of(-1e9f64..1e9);
+    let bin = (
+        (name(), proptest::option::of(name())),
+        proptest::option::of(bin_span()),
+        proptest::option::of(2..u64::MAX),
+        proptest::option::of(bin_span()),
+        (opt_num(), opt_num()),
+        proptest::option::of(text()),
+    )
+        .prop_map(
+            |((field, alias), span, bins, minspan, (start, end), aligntime)| {
+                Command::Bin(Bin {
+                    field,
+                    alias,
+                    span,
+                    bins,
+                    minspan,
+                    start,
+                    end,
+                    aligntime,
+                })
+            },
+        );
+    let chart = (
+        vec(agg(), 1..3),
+        proptest::option::of((name(), proptest::option::of(bin_span()))),
+        proptest::option::of(name()),
+        any::<u64>(),
+        (any::<bool>(), name(), any::<bool>(), name()),
+    )
+        .prop_map(
+            |(aggs, over, by, limit, (useother, otherstr, usenull, nullstr))| {
+                let (over, span) = match over {
+                    Some((o, s)) => (Some(o), s),
+                    None => (None, None),
+                };
+                let by = if over.is_some() { by } else { None };
+                Command::Chart(Chart {
+                    aggs,
+                    over,
+                    span,
+                    by,
+                    limit,
+                    useother,
+                    otherstr,
+                    usenull,
+                    nullstr,
+                })
+            },
+        );
+    let totals = (
+        any::<(bool, bool)>(),
+        proptest::option::of(name()),
+        name(),
+        name(),
+        vec(name(), 0..3),
+    )
+        .prop_map(|((row, col), labelfield, label, fieldname, fields)| {
+            Command::AddTotals(AddTotals {
+                row,
+                col,
+                labelfield,
+                label,
+                fieldname,
+                fields,
+            })
+        });
+    let conversion = (
+        prop_oneof![
+            Just("auto"),
+            Just("ctime"),
+            Just("dur2sec"),
+            Just("memk"),
+            Just("mktime"),
+            Just("none"),
+            Just("num"),
+            Just("rmunit")
+        ],
+        name(),
+        proptest::option::of(name()),
+    )
+        .prop_map(|(func, field, alias)| Conversion {
+            func: func.into(),
+            field,
+            alias,
+        });
+    prop_oneof![
+        bin,
+        chart,
+        (
+            name(),
+            text().prop_filter("non-empty", |d| !d.is_empty()),
+            proptest::option::of(text()),
+            any::<(bool, bool)>()
+        )
+            .prop_map(|(field, delim, tokenizer, (allowempty, setsv))| {
+                Command::MakeMv {
+                    field,
+                    delim,
+                    tokenizer,
+                    allowempty,
+                    setsv,
+                }
+            }),
+        (name(), proptest::option::of(any::<u64>()))
+            .prop_map(|(field, limit)| Command::MvExpand { field, limit }),
+        (name(), text()).prop_map(|(field, delim)| Command::MvCombine { field, delim }),
+        name().prop_map(Command::NoMv),
+        vec(name(), 0..3).prop_map(Command::FillDown),
+        (name(), proptest::option::of(name()), 1..1000u64, 0..3u64).prop_map(
+            |(field, alias, from, extra)| Command::AutoRegress {
+                field,
+                to: if alias.is_some() { from } else { from + extra },
+                alias,
+                from,
+            }
+        ),
+        totals,
+        (proptest::option::of(name()), name(), vec(name(), 0..3)).prop_map(
+            |(labelfield, label, fields)| Command::AddColTotals {
+                labelfield,
+                label,
+                fields
+            }
+        ),
+        Just(Command::Uniq),
+        (vec((text(), text()), 1..3), vec(name(), 0..3))
+            .prop_map(|(pairs, fields)| Command::Replace { pairs, fields }),
+        (text(), vec(conversion, 1..3))
+            .prop_map(|(timeformat, items)| Command::Convert { timeformat, items }),
+        transaction(),
+        (
+            name(),
+            proptest::option::of(name()),
+            proptest::option::of(text())
+        )
+            .prop_map(|(input, output, path)| Command::Spath {
+                input,
+                output,
+                path
+            }),
+        (proptest::option::of(text()), proptest::option::of(text()))
+            .prop_map(|(pairdelim, kvdelim)| Command::Extract { pairdelim, kvdelim }),
+        Just(Command::XmlKv),
+        (vec(agg(), 1..3), time_span(), any::<u64>()).prop_map(|(aggs, t, window)| {
+            Command::StreamStats(StreamStats {
+                stats: Stats { aggs, by: vec![] },
+                window,
+                current: true,
+                global: true,
+                reset_on_change: false,
+                time_window: Some(t),
+            })
+        }),
+    ]
+}
+
+fn txn_filter() -> impl Strategy<Value = TxnFilter> {
+    prop_oneof![
+        search_expr()
+            .prop_filter(
+                "a lone * means no condition",
+                |e| !matches!(e, SearchExpr::Term(t) if t.text == "*" && !t.quoted && !t.whole)
+            )
+            .prop_map(TxnFilter::Search),
+        expr().prop_map(TxnFilter::Eval),
+    ]
+}
+
+fn transaction() -> impl Strategy<Value = Command> {
+    (
+        vec(name(), 0..3),
+        (
+            proptest::option::of(0..u64::MAX),
+            proptest::option::of(0..u64::MAX),
+            any::<u64>(),
+        ),
+        (
+            proptest::option::of(txn_filter()),
+            proptest::option::of(txn_filter()),
+        ),
+        any::<(bool, bool)>(),
+        text(),
+    )
+        .prop_map(
+            |(
+                fields,
+                (maxspan, maxpause, maxevents),
+                (startswith, endswith),
+                (keepevicted, mvlist),
+                delim,
+            )| {
+                Command::Transaction(Transaction {
+                    fields,
+                    maxspan,
+                    maxpause,
+                    maxevents,
+                    startswith,
+                    endswith,
+                    keepevicted,
+                    mvlist,
+                    delim,
+                })
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn printed_reshape_pipelines_parse_back(
+        commands in vec(prop_oneof![command(), reshape_command(), reshape_command()], 1..5)
+    ) {
+        let p = Pipeline { commands };
+        let text = print(&p);
+        let back = parse(&text).map_err(|e| TestCaseError::fail(e.render(&text)))?;
+        prop_assert_eq!(back, p, "printed as {}", text);
     }
 }

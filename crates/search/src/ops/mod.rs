@@ -8,24 +8,37 @@
 //! answers `Stop` to the scan and drops anything later offered to that operator.
 
 mod accum;
+mod addtotals;
+mod autoregress;
+mod bin;
+mod chart;
+mod convert;
 mod dedup;
 mod delta;
 mod eval;
 mod eventstats;
+mod extract;
 mod fields;
+mod filldown;
 mod fillnull;
 mod glob;
 mod head;
 mod limits;
+mod makemv;
+mod mvcombine;
+mod mvexpand;
+mod nomv;
 mod partial;
 mod regex_;
 mod rename;
+mod replace;
 mod required;
 mod reverse;
 mod rex;
 mod search;
 mod sort;
 pub(crate) mod span;
+mod spath;
 mod split;
 mod stats;
 mod streamstats;
@@ -33,7 +46,10 @@ mod table;
 mod tail;
 pub(crate) mod timechart;
 mod top;
+mod transaction;
+mod uniq;
 mod where_;
+mod xmlkv;
 
 pub use limits::Limits;
 pub use partial::Partial;
@@ -196,7 +212,7 @@ impl Executor {
 fn is_transforming(c: &Command) -> bool {
     matches!(
         c,
-        Command::Stats(_) | Command::Timechart(_) | Command::Top(_)
+        Command::Stats(_) | Command::Timechart(_) | Command::Top(_) | Command::Chart(_)
     )
 }
 
@@ -253,6 +269,85 @@ fn build(c: &Command, ctx: ExecContext, limits: Limits) -> Result<Box<dyn Op>, S
             fields.clone(),
             limits,
         )),
+        Command::Bin(b) => Box::new(bin::BinOp::new(b.clone(), ctx, limits)?),
+        Command::Chart(_) => Partial::build(c, ctx, limits)?.into_op(),
+        Command::MakeMv {
+            field,
+            delim,
+            tokenizer,
+            allowempty,
+            setsv,
+        } => Box::new(makemv::MakeMvOp::new(
+            field.clone(),
+            delim.clone(),
+            tokenizer.as_deref(),
+            *allowempty,
+            *setsv,
+        )?),
+        Command::MvExpand { field, limit } => {
+            Box::new(mvexpand::MvExpandOp::new(field.clone(), *limit))
+        }
+        Command::MvCombine { field, .. } => {
+            Box::new(mvcombine::MvCombineOp::new(field.clone(), limits))
+        }
+        Command::NoMv(field) => Box::new(nomv::NoMvOp::new(field.clone())),
+        Command::FillDown(fields) => Box::new(filldown::FillDownOp::new(fields.clone())),
+        Command::AutoRegress {
+            field,
+            alias,
+            from,
+            to,
+        } => Box::new(autoregress::AutoRegressOp::new(
+            field.clone(),
+            alias.clone(),
+            *from,
+            *to,
+        )?),
+        Command::AddTotals(a) => Box::new(addtotals::AddTotalsOp::new(
+            a.row,
+            a.col,
+            a.labelfield.clone(),
+            a.label.clone(),
+            a.fieldname.clone(),
+            &a.fields,
+            limits,
+        )),
+        Command::AddColTotals {
+            labelfield,
+            label,
+            fields,
+        } => Box::new(addtotals::AddTotalsOp::new(
+            false,
+            true,
+            labelfield.clone(),
+            label.clone(),
+            String::new(),
+            fields,
+            limits,
+        )),
+        Command::Uniq => Box::<uniq::UniqOp>::default(),
+        Command::Replace { pairs, fields } => Box::new(replace::ReplaceOp::new(pairs, fields)),
+        Command::Convert { timeformat, items } => {
+            Box::new(convert::ConvertOp::new(timeformat, items, ctx)?)
+        }
+        Command::Transaction(t) => {
+            Box::new(transaction::TransactionOp::new(t.clone(), ctx, limits)?)
+        }
+        Command::Spath {
+            input,
+            output,
+            path,
+        } => Box::new(spath::SpathOp::new(
+            input.clone(),
+            output.clone(),
+            path.clone(),
+            ctx,
+        )),
+        Command::Extract { pairdelim, kvdelim } => Box::new(extract::ExtractOp::new(
+            pairdelim.as_deref(),
+            kvdelim.as_deref(),
+        )),
+        Command::XmlKv => Box::new(xmlkv::XmlKvOp::new()),
     };
     Ok(op)
 }

@@ -1,9 +1,10 @@
-//! The partial state of a transforming command (stats, timechart, top/rare), as one worker of a
+//! The partial state of a transforming command (stats, chart, timechart, top/rare), as one worker of a
 //! split search holds it: the operator itself, whose groups/cells are mergeable (see
 //! [`crate::agg`]). Workers [`Partial::take`] a state per bucket; the final step
 //! [`Partial::merge`]s them in bucket order, so the result is the same whatever the number of
 //! workers — and the same as one pass over the rows in that order.
 
+use super::chart::ChartOp;
 use super::limits::Limits;
 use super::stats::StatsOp;
 use super::timechart::TimechartOp;
@@ -20,6 +21,7 @@ enum Inner {
     Stats(StatsOp),
     Timechart(TimechartOp),
     Top(TopOp),
+    Chart(ChartOp),
 }
 
 impl Partial {
@@ -29,9 +31,10 @@ impl Partial {
             Command::Stats(s) => Inner::Stats(StatsOp::new(s.clone(), limits)?),
             Command::Timechart(t) => Inner::Timechart(TimechartOp::new(t.clone(), ctx, limits)?),
             Command::Top(t) => Inner::Top(TopOp::new(t.clone(), limits)),
+            Command::Chart(c) => Inner::Chart(ChartOp::new(c.clone(), ctx, limits)?),
             _ => {
                 return Err(SearchError::User(
-                    "only stats, timechart, top and rare have a partial state".into(),
+                    "only stats, chart, timechart, top and rare have a partial state".into(),
                 ))
             }
         };
@@ -44,6 +47,7 @@ impl Partial {
             Inner::Stats(o) => o,
             Inner::Timechart(o) => o,
             Inner::Top(o) => o,
+            Inner::Chart(o) => o,
         }
     }
 
@@ -54,6 +58,15 @@ impl Partial {
             Inner::Stats(o) => o.push_counted(rows),
             Inner::Top(o) => o.push_counted(rows),
             Inner::Timechart(o) => o.push_counted(rows),
+            // The planner never counts rows for chart; expand them.
+            Inner::Chart(o) => {
+                let mut sink = Vec::new();
+                let expanded = rows
+                    .into_iter()
+                    .flat_map(|(r, n)| std::iter::repeat_n(r, n as usize))
+                    .collect();
+                o.push(expanded, &mut sink).map(|_| ())
+            }
         }
     }
 
@@ -63,6 +76,7 @@ impl Partial {
             Inner::Stats(o) => Box::new(o),
             Inner::Timechart(o) => Box::new(o),
             Inner::Top(o) => Box::new(o),
+            Inner::Chart(o) => Box::new(o),
         }
     }
 
@@ -72,6 +86,7 @@ impl Partial {
             Inner::Stats(o) => Inner::Stats(o.empty_like()),
             Inner::Timechart(o) => Inner::Timechart(o.empty_like()),
             Inner::Top(o) => Inner::Top(o.empty_like()),
+            Inner::Chart(o) => Inner::Chart(o.empty_like()),
         };
         Partial(std::mem::replace(&mut self.0, empty))
     }
@@ -85,6 +100,7 @@ impl Partial {
             (Inner::Stats(a), Inner::Stats(b)) => a.merge(b),
             (Inner::Timechart(a), Inner::Timechart(b)) => a.merge(b),
             (Inner::Top(a), Inner::Top(b)) => a.merge(b),
+            (Inner::Chart(a), Inner::Chart(b)) => a.merge(b),
             _ => Ok(()),
         }
     }

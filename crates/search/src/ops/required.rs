@@ -89,6 +89,32 @@ pub fn required_fields(commands: &[Command]) -> Option<Vec<String>> {
                 closed = true;
                 t.fields.iter().chain(t.by.iter()).cloned().collect()
             }
+            Command::Chart(c) => {
+                closed = true;
+                c.aggs
+                    .iter()
+                    .filter_map(|a| a.field.clone())
+                    .chain(c.over.iter().cloned())
+                    .chain(c.by.iter().cloned())
+                    .collect()
+            }
+            Command::Bin(lode_spl::ast::Bin { field, .. })
+            | Command::MakeMv { field, .. }
+            | Command::MvExpand { field, .. }
+            | Command::NoMv(field)
+            | Command::AutoRegress { field, .. } => vec![field.clone()],
+            // These read every field (or fields named by wildcards).
+            Command::MvCombine { .. }
+            | Command::FillDown(_)
+            | Command::AddTotals(_)
+            | Command::AddColTotals { .. }
+            | Command::Uniq
+            | Command::Replace { .. }
+            | Command::Convert { .. }
+            | Command::Transaction(_)
+            | Command::Spath { .. }
+            | Command::Extract { .. }
+            | Command::XmlKv => return None,
         };
         for n in names {
             if !out.contains(&n) {

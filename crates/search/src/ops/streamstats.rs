@@ -10,7 +10,11 @@
 //!   its group gets no fields.
 //! - `reset_on_change=t`: all state is dropped when the by-field values differ from the
 //!   previous row's.
+//! - `time_window=5m`: only earlier rows whose `_time` is less than the span away from the
+//!   current row's count (rows arrive in time order, newest first for event searches); with
+//!   `window=N` both limits apply. A row without `_time` keeps the window as it is.
 
+use super::span::Span;
 use super::stats::group_keys;
 use super::{Flow, Op};
 use crate::agg::{AggSpec, AggState};
@@ -34,6 +38,8 @@ pub struct StreamStatsOp {
     current: bool,
     global: bool,
     reset_on_change: bool,
+    /// `time_window=` in microseconds (calendar months count 30 days).
+    time_window: Option<i64>,
     /// Group key → group index.
     index: HashMap<Vec<String>, usize>,
     /// Cumulative states per group (no window).
@@ -68,6 +74,10 @@ impl StreamStatsOp {
             current: s.current,
             global: s.global,
             reset_on_change: s.reset_on_change,
+            time_window: s.time_window.map(|t| match Span::from_ast(t) {
+                Span::Fixed { micros, .. } => micros,
+                Span::Months(n) => i64::from(n).saturating_mul(30 * 86_400_000_000),
+            }),
             index: HashMap::new(),
             states: Vec::new(),
             seen: Vec::new(),
@@ -150,7 +160,7 @@ impl StreamStatsOp {
                 self.states.len() - 1
             }
         };
-        let results = if self.window == 0 {
+        let results = if self.window == 0 && self.time_window.is_none() {
             let before =
                 (!self.current && self.seen[group] > 0).then(|| self.results(&self.states[group]));
             self.seen[group] += 1;
@@ -165,6 +175,17 @@ impl StreamStatsOp {
             }
         } else {
             let wkey = if self.global { 0 } else { group };
+            if let (Some(span), Some(t)) = (self.time_window, r.time()) {
+                if let Some(w) = self.windows.get_mut(&wkey) {
+                    while w
+                        .front()
+                        .and_then(|e| e.row.time())
+                        .is_some_and(|u| (u - t).abs() >= span)
+                    {
+                        w.pop_front();
+                    }
+                }
+            }
             let entry = Entry {
                 group,
                 row: self.slim(r),
@@ -189,7 +210,7 @@ impl StreamStatsOp {
 
     fn push_window(&mut self, wkey: usize, e: Entry) {
         let w = self.windows.entry(wkey).or_default();
-        if w.len() == self.window {
+        if self.window > 0 && w.len() == self.window {
             w.pop_front();
         }
         w.push_back(e);
@@ -225,6 +246,7 @@ mod tests {
             current,
             global,
             reset_on_change: reset,
+            time_window: None,
         };
         let rows = [("x", 1.0), ("x", 2.0), ("y", 4.0), ("x", 8.0), ("x", 16.0)]
             .iter()
@@ -262,5 +284,43 @@ mod tests {
             some(&[1.0, 3.0, 4.0, 10.0, 24.0])
         );
         assert_eq!(run(0, true, true, true), some(&[1.0, 3.0, 4.0, 8.0, 24.0]));
+    }
+
+    #[test]
+    fn time_window_counts_recent_rows() {
+        let s = StreamStats {
+            stats: Stats {
+                aggs: vec![Agg {
+                    func: "count".into(),
+                    field: None,
+                    alias: None,
+                }],
+                by: vec![],
+            },
+            window: 0,
+            current: true,
+            global: true,
+            reset_on_change: false,
+            time_window: Some(lode_spl::ast::TimeSpan {
+                count: 1,
+                unit: lode_spl::ast::TimeUnit::Minute,
+            }),
+        };
+        // Newest first.
+        let rows = [300.0, 290.0, 250.0, 200.0, 100.0]
+            .iter()
+            .map(|t| Row::from_fields([("_time".to_string(), Value::Num(*t))]))
+            .collect();
+        let mut op = StreamStatsOp::new(s).unwrap();
+        let mut out = Vec::new();
+        op.push(rows, &mut out).unwrap();
+        let counts: Vec<Option<f64>> = out
+            .iter()
+            .map(|r| r.peek("count").and_then(|v| v.to_num()))
+            .collect();
+        assert_eq!(
+            counts,
+            vec![Some(1.0), Some(2.0), Some(3.0), Some(2.0), Some(1.0)]
+        );
     }
 }

@@ -2,7 +2,7 @@
 //! the pipeline splits into a part every worker runs and a part run once at the end.
 //!
 //! Each command has a [`Role`]: *streaming* commands work row by row and may run on any worker
-//! (and later on any indexer); the *transforming* commands stats/timechart/top/rare keep a
+//! (and later on any indexer); the *transforming* commands stats/chart/timechart/top/rare keep a
 //! mergeable partial state, so each worker runs their partial half and one final step merges
 //! them; every other command is *centralized* (it needs all rows, in order: head, tail, sort,
 //! dedup). A pipeline whose commands before its first transforming command are all streaming can
@@ -32,9 +32,22 @@ pub fn role(c: &Command) -> Role {
         | Command::Rename(_)
         | Command::Rex { .. }
         | Command::Regex { .. } => Role::Streaming,
-        Command::Stats(_) | Command::Timechart(_) | Command::Top(_) => Role::Transforming,
+        Command::Stats(_) | Command::Timechart(_) | Command::Top(_) | Command::Chart(_) => {
+            Role::Transforming
+        }
         // Listed fields are filled row by row; without a list, only fields seen in all rows.
         Command::FillNull { fields, .. } if !fields.is_empty() => Role::Streaming,
+        // With a span, each value is binned on its own; otherwise the span needs every value.
+        Command::Bin(b) if b.span.is_some() => Role::Streaming,
+        Command::AddTotals(a) if !a.col => Role::Streaming,
+        Command::MakeMv { .. }
+        | Command::MvExpand { .. }
+        | Command::NoMv(_)
+        | Command::Replace { .. }
+        | Command::Convert { .. }
+        | Command::Spath { .. }
+        | Command::Extract { .. }
+        | Command::XmlKv => Role::Streaming,
         Command::Sort { .. }
         | Command::Head(_)
         | Command::Tail(_)
@@ -44,7 +57,15 @@ pub fn role(c: &Command) -> Role {
         | Command::Accum { .. }
         | Command::Delta { .. }
         | Command::Reverse
-        | Command::FillNull { .. } => Role::Centralized,
+        | Command::FillNull { .. }
+        | Command::Bin(_)
+        | Command::AddTotals(_)
+        | Command::MvCombine { .. }
+        | Command::FillDown(_)
+        | Command::AutoRegress { .. }
+        | Command::AddColTotals { .. }
+        | Command::Uniq
+        | Command::Transaction(_) => Role::Centralized,
     }
 }
 

@@ -333,6 +333,7 @@ impl Parser<'_> {
             current: true,
             global: true,
             reset_on_change: false,
+            time_window: None,
         };
         while let Some(o) = self.option()? {
             match o.key.as_str() {
@@ -340,6 +341,9 @@ impl Parser<'_> {
                 "current" => st.current = parse_bool(&o)?,
                 "global" => st.global = parse_bool(&o)?,
                 "reset_on_change" => st.reset_on_change = parse_bool(&o)?,
+                "time_window" => {
+                    st.time_window = Some(super::stats::parse_span(&o.value, o.value_span)?)
+                }
                 _ => return Err(unknown_option(&o, "streamstats")),
             }
         }

@@ -7,6 +7,7 @@
 
 mod commands;
 mod expr;
+mod reshape;
 mod search;
 mod stats;
 
@@ -207,6 +208,29 @@ impl<'a> Parser<'a> {
                 Ok(Command::Reverse)
             }
             "fillnull" => self.fillnull_cmd(),
+            "bin" | "bucket" => self.bin_cmd(at, &name),
+            "chart" => self.chart_cmd(at),
+            "makemv" => self.makemv_cmd(at),
+            "mvexpand" => self.mvexpand_cmd(at),
+            "mvcombine" => self.mvcombine_cmd(at),
+            "nomv" => self.nomv_cmd(at),
+            "filldown" => self.filldown_cmd(),
+            "autoregress" => self.autoregress_cmd(at),
+            "addtotals" => self.addtotals_cmd(),
+            "addcoltotals" => self.addcoltotals_cmd(),
+            "uniq" => {
+                self.expect_end(Mode::Args)?;
+                Ok(Command::Uniq)
+            }
+            "replace" => self.replace_cmd(at),
+            "convert" => self.convert_cmd(at),
+            "transaction" => self.transaction_cmd(),
+            "spath" => self.spath_cmd(),
+            "extract" | "kv" => self.extract_cmd(&name),
+            "xmlkv" => {
+                self.expect_end(Mode::Args)?;
+                Ok(Command::XmlKv)
+            }
             _ => Err(ParseError::new(
                 format!("Unknown search command '{}'.", self.text(&t)),
                 at,

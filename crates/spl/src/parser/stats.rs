@@ -187,7 +187,7 @@ impl Parser<'_> {
     }
 
     /// One aggregation: `name[(field)] [as alias]`.
-    fn agg(&mut self) -> Result<Agg> {
+    pub(super) fn agg(&mut self) -> Result<Agg> {
         let t = self.bump(M)?;
         if t.kind != Tok::Word {
             return Err(ParseError::new(
@@ -240,7 +240,7 @@ impl Parser<'_> {
 }
 
 /// Errors unless at least one aggregation was given.
-fn need_aggs(aggs: &[Agg], at: Span, cmd: &str) -> Result<()> {
+pub(super) fn need_aggs(aggs: &[Agg], at: Span, cmd: &str) -> Result<()> {
     if aggs.is_empty() {
         return Err(ParseError::new(
             format!("'{cmd}' needs at least one aggregation, such as count."),
