@@ -133,7 +133,23 @@ pub fn run_with(
     opts: &RunOptions,
     emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
 ) -> Result<SearchStats, SearchError> {
-    let pipeline = lode_spl::parse(&req.query)?;
+    let mut pipeline = lode_spl::parse(&req.query)?;
+    crate::generate::bind(&mut pipeline, opts.etc_dir.as_deref());
+    if crate::generate::leads(&pipeline) {
+        return crate::generate::run(index_root, req, opts, pipeline, emit);
+    }
+    run_pipeline(index_root, req, opts, pipeline, emit)
+}
+
+/// Runs a parsed pipeline that starts with a search clause (or whose generating command was
+/// rewritten into one, as `tstats` is).
+pub(crate) fn run_pipeline(
+    index_root: &Path,
+    req: &SearchRequest,
+    opts: &RunOptions,
+    pipeline: lode_spl::ast::Pipeline,
+    emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
+) -> Result<SearchStats, SearchError> {
     let available = plan::index::list_indexes(index_root)?;
     let popts = PlanOptions {
         earliest: req.earliest.as_deref(),

@@ -8,6 +8,7 @@
 use std::fmt::Write;
 
 mod clause;
+mod data;
 
 use crate::ast::{Agg, Command, Expr, Pipeline, SortKey, SortMode, TimeUnit, Timechart, Top};
 use crate::lexer::{is_word, push_quoted, Mode};
@@ -41,6 +42,7 @@ fn command(out: &mut String, c: &Command) {
             out.push_str("search ");
             search(out, e, Ctx::Top);
         }
+        Command::Data(d) => data::data(out, d),
         Command::Where(e) => {
             out.push_str("where ");
             expr(out, e, 0);

@@ -8,6 +8,7 @@
 //! answers `Stop` to the scan and drops anything later offered to that operator.
 
 mod accum;
+mod data;
 mod dedup;
 mod delta;
 mod eval;
@@ -16,7 +17,10 @@ mod fields;
 mod fillnull;
 mod glob;
 mod head;
+pub(crate) mod inputlookup;
 mod limits;
+mod lookup;
+mod outputlookup;
 mod partial;
 mod regex_;
 mod rename;
@@ -204,6 +208,7 @@ fn is_transforming(c: &Command) -> bool {
 fn build(c: &Command, ctx: ExecContext, limits: Limits) -> Result<Box<dyn Op>, SearchError> {
     let op: Box<dyn Op> = match c {
         Command::Search(expr) => Box::new(search::SearchOp::new(expr.clone())),
+        Command::Data(d) => data::build(d, limits)?,
         Command::Where(e) => Box::new(where_::WhereOp::new(e.clone(), ctx)?),
         Command::Eval(a) => Box::new(eval::EvalOp::new(a.clone(), ctx)?),
         Command::Fields { remove, fields } => {

@@ -6,6 +6,7 @@
 //! `key=value` options, field lists, end of command). Nesting is bounded by [`MAX_DEPTH`].
 
 mod commands;
+mod data;
 mod expr;
 mod search;
 mod stats;
@@ -183,6 +184,8 @@ impl<'a> Parser<'a> {
         let at = t.span;
         match name.as_str() {
             "search" => Ok(Command::Search(self.search_clause()?)),
+            "makeresults" | "gentimes" | "lookup" | "inputlookup" | "outputlookup" | "tstats"
+            | "metadata" => self.data_cmd(&name, at),
             "where" => self.where_cmd(at),
             "eval" => self.eval_cmd(at),
             "fields" => self.fields_cmd(at),

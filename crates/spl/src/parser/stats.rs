@@ -187,7 +187,7 @@ impl Parser<'_> {
     }
 
     /// One aggregation: `name[(field)] [as alias]`.
-    fn agg(&mut self) -> Result<Agg> {
+    pub(super) fn agg(&mut self) -> Result<Agg> {
         let t = self.bump(M)?;
         if t.kind != Tok::Word {
             return Err(ParseError::new(

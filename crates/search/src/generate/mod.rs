@@ -1,0 +1,122 @@
+//! Searches that start with a generating command instead of a search clause (`| makeresults`,
+//! `| gentimes`, `| inputlookup`, `| tstats`, `| metadata`): the command makes the first rows
+//! (no bucket is scanned for events), the rest of the pipeline runs over them as usual.
+//!
+//! [`crate::run::run_with`] calls [`bind`] on every parsed pipeline (the data commands learn
+//! `$LODE_HOME/etc`) and hands pipelines for which [`leads`] holds to [`run`].
+
+mod gentimes;
+mod makeresults;
+
+use std::path::Path;
+
+use lode_spl::ast::data::DataCommand;
+use lode_spl::ast::{Command, Pipeline};
+
+use crate::ops::{ExecContext, Executor, Flow};
+use crate::plan::time;
+use crate::row::Row;
+use crate::run::{RunOptions, SearchRequest, SearchStats};
+use crate::SearchError;
+
+/// Rows handed to the executor at once.
+const BATCH: usize = 1024;
+
+/// Gives every data command of `p` the configuration directory it resolves tables under.
+pub fn bind(p: &mut Pipeline, etc: Option<&Path>) {
+    for c in &mut p.commands {
+        let slot = match c {
+            Command::Data(DataCommand::Lookup(l)) => &mut l.etc_dir,
+            Command::Data(DataCommand::InputLookup(i)) => &mut i.etc_dir,
+            Command::Data(DataCommand::OutputLookup(o)) => &mut o.etc_dir,
+            _ => continue,
+        };
+        *slot = etc.map(Path::to_path_buf);
+    }
+}
+
+/// Whether `p` starts with a generating command.
+pub fn leads(p: &Pipeline) -> bool {
+    matches!(p.commands.first(), Some(Command::Data(d)) if d.is_generating())
+}
+
+/// Runs a pipeline whose first command is generating (see [`leads`]).
+pub fn run(
+    _index_root: &Path,
+    req: &SearchRequest,
+    opts: &RunOptions,
+    mut pipeline: Pipeline,
+    emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
+) -> Result<SearchStats, SearchError> {
+    let Command::Data(first) = pipeline.commands.remove(0) else {
+        return Err(SearchError::User(
+            "internal: not a generating command".into(),
+        ));
+    };
+    let range = time::resolve_range(
+        req.earliest.as_deref(),
+        req.latest.as_deref(),
+        None,
+        req.now,
+        req.tz,
+    )?;
+    let ctx = ExecContext {
+        now: req.now,
+        earliest: range.earliest,
+        latest: range.latest,
+        tz: req.tz,
+    };
+    let exec = Executor::with_limits(&pipeline.commands, ctx, opts.limits)?;
+    let mut stats = SearchStats {
+        transforming: exec.is_transforming(),
+        ..SearchStats::default()
+    };
+    if req.explain {
+        stats
+            .explain
+            .push(format!("generating: {} (no bucket scan)", first.name()));
+    }
+    let rows = match &first {
+        DataCommand::MakeResults { count, annotate } => {
+            makeresults::rows(*count, *annotate, req.now, opts.limits)?
+        }
+        DataCommand::GenTimes(g) => gentimes::rows(g, req.now, req.tz, opts.limits)?,
+        DataCommand::InputLookup(il) => crate::ops::inputlookup::table_rows(il)?,
+        other => {
+            return Err(SearchError::User(format!(
+                "'{}' is not supported yet.",
+                other.name()
+            )))
+        }
+    };
+    feed(exec, rows, emit, &mut stats)?;
+    Ok(stats)
+}
+
+/// Pushes `rows` through `exec` in batches and emits the output.
+fn feed(
+    mut exec: Executor,
+    rows: Vec<Row>,
+    emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
+    stats: &mut SearchStats,
+) -> Result<(), SearchError> {
+    let mut out = Vec::new();
+    let mut rows = rows.into_iter().peekable();
+    while rows.peek().is_some() {
+        let batch: Vec<Row> = rows.by_ref().take(BATCH).collect();
+        let flow = exec.push(batch, &mut out)?;
+        if !out.is_empty() {
+            stats.rows_out += out.len() as u64;
+            emit(std::mem::take(&mut out))?;
+        }
+        if flow == Flow::Stop {
+            break;
+        }
+    }
+    exec.finish(&mut out)?;
+    if !out.is_empty() {
+        stats.rows_out += out.len() as u64;
+        emit(out)?;
+    }
+    Ok(())
+}

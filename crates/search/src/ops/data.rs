@@ -1,0 +1,23 @@
+//! Operators of the data commands that run inside a pipeline (`lookup`, `outputlookup`,
+//! `inputlookup append=t`). Generating commands run before the pipeline ([`crate::generate`]);
+//! found later, they are an error.
+
+use super::limits::Limits;
+use super::{inputlookup, lookup, outputlookup, Op};
+use crate::error::SearchError;
+use lode_spl::ast::data::DataCommand;
+
+/// The operator of `d`.
+pub(super) fn build(d: &DataCommand, limits: Limits) -> Result<Box<dyn Op>, SearchError> {
+    Ok(match d {
+        DataCommand::Lookup(l) => Box::new(lookup::LookupOp::new(l)?),
+        DataCommand::OutputLookup(o) => Box::new(outputlookup::OutputLookupOp::new(o, limits)?),
+        DataCommand::InputLookup(il) if il.append => Box::new(inputlookup::InputLookupOp::new(il)?),
+        other => {
+            return Err(SearchError::User(format!(
+                "Error in '{}' command: This command must be the first command of a search.",
+                other.name()
+            )))
+        }
+    })
+}
