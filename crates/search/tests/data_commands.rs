@@ -309,3 +309,162 @@ fn outputlookup_writes_appends_and_reads_back() {
         .collect();
     assert!(left.is_empty());
 }
+
+fn second_index(root: &Path) {
+    let events: Vec<_> = (0..6)
+        .map(|i| {
+            let mut e = event(
+                (NOW_SECS - 5000 + i * 700) * SEC,
+                if i % 2 == 0 { "app1" } else { "app2" },
+                if i < 3 { "json" } else { "text" },
+                &format!("line {i} status={}", 200 + i),
+            );
+            e.source = format!("/var/log/app{}.log", i % 3);
+            e
+        })
+        .collect();
+    write_index(
+        root,
+        "web",
+        &[
+            Chunk {
+                events: events[..4].to_vec(),
+                roll: true,
+            },
+            Chunk {
+                events: events[4..].to_vec(),
+                roll: false,
+            },
+        ],
+    );
+}
+
+#[test]
+fn tstats_equals_search_stats_from_the_index_alone() {
+    let h = Home::new();
+    web_events(&h.root);
+    second_index(&h.root);
+    let pairs = [
+        ("| tstats count", "* | stats count"),
+        (
+            "| tstats count where index=main by host",
+            "index=main | stats count by host",
+        ),
+        (
+            "| tstats count dc(host) AS hosts where index=* host=web* OR host=app1 by sourcetype",
+            "index=* host=web* OR host=app1 | stats count dc(host) AS hosts by sourcetype",
+        ),
+        (
+            "| tstats count where index=* by index, source",
+            "index=* | stats count by index, source",
+        ),
+        (
+            "| tstats min(_time) AS first max(_time) AS last values(sourcetype) where index=web by host",
+            "index=web | stats min(_time) AS first max(_time) AS last values(sourcetype) by host",
+        ),
+        (
+            "| tstats count where index=nothing",
+            "index=nothing | stats count",
+        ),
+    ];
+    for (t, s) in pairs {
+        assert_eq!(h.csv(t), h.csv(s), "{t}");
+    }
+    let (_, stats) = h.run("| tstats count where index=* by host").unwrap();
+    assert!(
+        stats
+            .explain
+            .iter()
+            .any(|l| l.starts_with("tstats: answered as") || l.contains("stats pushdown")),
+        "{:?}",
+        stats.explain
+    );
+    assert!(stats
+        .explain
+        .iter()
+        .any(|l| l.contains("stats pushdown") || l.contains("no raw slice")));
+    // With _time: one row per time bucket and value that has events.
+    assert_eq!(
+        h.csv("| tstats count by _time span=1m"),
+        [
+            "_time,count",
+            "1699998960,1",
+            "1699999020,1",
+            "1699999080,1",
+            "1699999140,1"
+        ]
+    );
+    assert_eq!(
+        h.csv("| tstats count where index=main by _time, host span=1h | eval n=count*10"),
+        [
+            "_time,host,count,n",
+            "1699995600,db01,1,10",
+            "1699995600,web01,2,20",
+            "1699995600,web02,1,10"
+        ]
+    );
+    assert_eq!(
+        h.csv("| tstats count where index=web by sourcetype, _time span=1h"),
+        [
+            "sourcetype,_time,count",
+            "json,1699992000,1",
+            "json,1699995600,2",
+            "text,1699995600,3"
+        ]
+    );
+    assert!(h
+        .err("| tstats count where status=200")
+        .contains("the where clause can only use indexed fields"));
+    assert!(h
+        .err("| tstats count by user")
+        .contains("'user' is not an indexed field"));
+    assert!(h
+        .err("| tstats count sum(host) by host, _time")
+        .contains("one other 'by' field"));
+}
+
+#[test]
+fn metadata_from_bucket_metadata() {
+    let h = Home::new();
+    web_events(&h.root);
+    second_index(&h.root);
+    assert_eq!(
+        h.csv("| metadata type=hosts"),
+        [
+            "firstTime,host,lastTime,recentTime,totalCount,type",
+            "1699999180,db01,1699999180,1699999180,1,hosts",
+            "1699999000,web01,1699999120,1699999120,2,hosts",
+            "1699999060,web02,1699999060,1699999060,1,hosts"
+        ]
+    );
+    assert_eq!(
+        h.csv("| metadata type=sourcetypes index=web index=main | sort - totalCount | table sourcetype totalCount"),
+        [
+            "sourcetype,totalCount",
+            "access,4",
+            "json,3",
+            "text,3"
+        ]
+    );
+    assert_eq!(
+        h.csv("| metadata type=sources index=w*"),
+        [
+            "firstTime,source,lastTime,recentTime,totalCount,type",
+            "1699995000,/var/log/app0.log,1699997100,1699997100,2,sources",
+            "1699995700,/var/log/app1.log,1699997800,1699997800,2,sources",
+            "1699996400,/var/log/app2.log,1699998500,1699998500,2,sources"
+        ]
+    );
+    // The time range leaves out values with no event in it.
+    let mut req = request("| metadata type=hosts index=web", false);
+    req.earliest = Some("1699997500".into());
+    let (rows, _) = collect_with(&h.root, &req, &h.opts(1)).unwrap();
+    // (Per-bucket statistics: the hot bucket's app1 and app2 only.)
+    assert_eq!(
+        to_csv(&rows, true)[1..],
+        [
+            "1699997800,app1,1699997800,1699997800,1,hosts",
+            "1699998500,app2,1699998500,1699998500,1,hosts"
+        ]
+    );
+}

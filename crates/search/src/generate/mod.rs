@@ -7,6 +7,8 @@
 
 mod gentimes;
 mod makeresults;
+mod metadata;
+mod tstats;
 
 use std::path::Path;
 
@@ -42,7 +44,7 @@ pub fn leads(p: &Pipeline) -> bool {
 
 /// Runs a pipeline whose first command is generating (see [`leads`]).
 pub fn run(
-    _index_root: &Path,
+    index_root: &Path,
     req: &SearchRequest,
     opts: &RunOptions,
     mut pipeline: Pipeline,
@@ -66,6 +68,9 @@ pub fn run(
         latest: range.latest,
         tz: req.tz,
     };
+    if let DataCommand::Tstats(t) = &first {
+        return tstats::run(index_root, req, opts, t, pipeline.commands, ctx, emit);
+    }
     let exec = Executor::with_limits(&pipeline.commands, ctx, opts.limits)?;
     let mut stats = SearchStats {
         transforming: exec.is_transforming(),
@@ -82,6 +87,10 @@ pub fn run(
         }
         DataCommand::GenTimes(g) => gentimes::rows(g, req.now, req.tz, opts.limits)?,
         DataCommand::InputLookup(il) => crate::ops::inputlookup::table_rows(il)?,
+        DataCommand::Metadata { kind, indexes } => {
+            stats.transforming = true;
+            metadata::rows(index_root, *kind, indexes, range, &mut stats)?
+        }
         other => {
             return Err(SearchError::User(format!(
                 "'{}' is not supported yet.",

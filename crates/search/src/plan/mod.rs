@@ -96,8 +96,12 @@ pub fn plan(
         let lowered = lower::lower(clause.as_ref());
         (lowered.query, lowered.exact)
     };
-    let columns_only = exact && columns::reads_only_columns(&commands);
-    let counted = (columns_only && columns::counts_suffice(&commands))
+    // Rows from columns: the index decides the clause, or the clause reads only column fields
+    // (then checked on the column rows, as `tstats` needs).
+    let columns_only = (exact
+        || (!opts.force_scan && columns::clause_reads_only_columns(clause.as_ref())))
+        && columns::reads_only_columns(&commands);
+    let counted = (exact && columns_only && columns::counts_suffice(&commands))
         .then(|| columns::counted_columns(&commands));
     let mut required = Vec::new();
     lower::required_terms(&query, &mut required);

@@ -160,7 +160,7 @@ impl Cursor {
         let start = out.len();
         let src = &self.src;
         if columns_only {
-            self.rows_from_columns(out, stats)?;
+            self.rows_from_columns(clause, out, stats)?;
         } else {
             self.bucket
                 .read_events(&mut self.sorted.iter().copied(), &mut |v| {
@@ -183,9 +183,12 @@ impl Cursor {
 
 impl Cursor {
     /// Rows of the current chunk from the columns alone (`_time`, `host`, `source`,
-    /// `sourcetype`, `index`, `splunk_server`); every candidate matches (the query is exact).
+    /// `sourcetype`, `index`, `splunk_server`) that satisfy `clause` (`None` when the query is
+    /// exact; otherwise the clause reads only those fields, see
+    /// [`crate::plan::columns::clause_reads_only_columns`]).
     fn rows_from_columns(
         &self,
+        clause: Option<&SearchExpr>,
         out: &mut Vec<(Key, Row)>,
         stats: &mut SearchStats,
     ) -> Result<(), StoreError> {
@@ -219,7 +222,7 @@ impl Cursor {
                 b.indexed(num)?
             };
             let time = f.time;
-            let row = Row::from_fields([
+            let mut row = Row::from_fields([
                 ("_time".to_string(), Value::Num(time as f64 / 1e6)),
                 (
                     "host".to_string(),
@@ -237,8 +240,10 @@ impl Cursor {
                 ("splunk_server".to_string(), Value::Str("lode".to_string())),
             ]);
             stats.events_scanned += 1;
-            stats.events_matched += 1;
-            out.push((Key::new(&self.src, time, num), row));
+            if clause.is_none_or(|c| matcher::matches(c, &mut row)) {
+                stats.events_matched += 1;
+                out.push((Key::new(&self.src, time, num), row));
+            }
         }
         Ok(())
     }
