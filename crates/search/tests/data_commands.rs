@@ -468,3 +468,33 @@ fn metadata_from_bucket_metadata() {
         ]
     );
 }
+
+#[test]
+fn outputcsv_inputcsv_round_trip_under_var_run() {
+    let h = Home::new();
+    web_events(&h.root);
+    h.run("* | table host status | outputcsv results").unwrap();
+    let file = h.etc.parent().unwrap().join("var/run/lode/csv/results.csv");
+    assert!(file.is_file());
+    assert_eq!(
+        h.csv("| inputcsv results where status>=404"),
+        ["host,status", "web01,500", "web02,404"]
+    );
+    assert_eq!(
+        h.csv("| inputcsv max=1 results.csv | table host"),
+        ["host", "db01"]
+    );
+    assert_eq!(
+        h.csv("| makeresults | eval host=\"x\" | inputcsv append=t start=3 results | table host"),
+        ["host", "x", "web01"]
+    );
+    assert!(h.err("| inputcsv missing").contains("could not be opened"));
+    assert!(h
+        .err("* | outputcsv ../../etc/passwd")
+        .contains("Invalid lookup file name"));
+    // fieldsummary over events: search-time fields included, internal ones left out.
+    let rows = h.csv("* | fieldsummary | table field count distinct_count");
+    assert!(rows.contains(&"user,4,4".to_string()), "{rows:?}");
+    assert!(rows.contains(&"host,4,3".to_string()), "{rows:?}");
+    assert!(!rows.iter().any(|r| r.starts_with('_')), "{rows:?}");
+}

@@ -29,8 +29,10 @@ pub fn bind(p: &mut Pipeline, etc: Option<&Path>) {
     for c in &mut p.commands {
         let slot = match c {
             Command::Data(DataCommand::Lookup(l)) => &mut l.etc_dir,
-            Command::Data(DataCommand::InputLookup(i)) => &mut i.etc_dir,
-            Command::Data(DataCommand::OutputLookup(o)) => &mut o.etc_dir,
+            Command::Data(DataCommand::InputLookup(i) | DataCommand::InputCsv(i)) => &mut i.etc_dir,
+            Command::Data(DataCommand::OutputLookup(o) | DataCommand::OutputCsv(o)) => {
+                &mut o.etc_dir
+            }
             _ => continue,
         };
         *slot = etc.map(Path::to_path_buf);
@@ -86,7 +88,8 @@ pub fn run(
             makeresults::rows(*count, *annotate, req.now, opts.limits)?
         }
         DataCommand::GenTimes(g) => gentimes::rows(g, req.now, req.tz, opts.limits)?,
-        DataCommand::InputLookup(il) => crate::ops::inputlookup::table_rows(il)?,
+        DataCommand::InputLookup(il) => crate::ops::inputlookup::table_rows(il, false)?,
+        DataCommand::InputCsv(il) => crate::ops::inputlookup::table_rows(il, true)?,
         DataCommand::Metadata { kind, indexes } => {
             stats.transforming = true;
             metadata::rows(index_root, *kind, indexes, range, &mut stats)?

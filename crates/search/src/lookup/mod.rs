@@ -206,6 +206,35 @@ pub fn resolve(etc: &Path, name: &str, for_write: bool) -> Result<Definition, Se
     Ok(def)
 }
 
+/// The file of `inputcsv`/`outputcsv`: `$LODE_HOME/var/run/lode/csv/<name>` (home = the parent
+/// of `etc`); `.csv` is added to a name without it (when reading, only if the name as written
+/// does not exist).
+pub fn csv_path(etc: &Path, name: &str, for_write: bool) -> Result<PathBuf, SearchError> {
+    check_file_name(name)?;
+    let home = etc.parent().unwrap_or(etc);
+    let dir = home.join("var").join("run").join("lode").join("csv");
+    let with_ext = if name.to_ascii_lowercase().ends_with(".csv") {
+        name.to_string()
+    } else {
+        format!("{name}.csv")
+    };
+    let written = dir.join(name);
+    if for_write {
+        return Ok(dir.join(with_ext));
+    }
+    if written.is_file() {
+        return Ok(written);
+    }
+    let p = dir.join(with_ext);
+    if p.is_file() {
+        Ok(p)
+    } else {
+        Err(SearchError::User(format!(
+            "Error in 'inputcsv' command: File '{name}' could not be opened for reading."
+        )))
+    }
+}
+
 /// `WILDCARD(a), CIDR(b)`.
 fn parse_match_type(v: &str, name: &str) -> Result<Vec<(String, MatchType)>, SearchError> {
     let mut out = Vec::new();
@@ -242,7 +271,25 @@ const CACHE_TABLES: usize = 16;
 
 /// The table of `def` (read once per file version).
 pub fn load(def: &Definition) -> Result<Arc<Table>, SearchError> {
-    let meta = std::fs::metadata(&def.path).map_err(|_| not_found(&def.name))?;
+    load_path(&def.path).map_err(|e| match e {
+        SearchError::Io(_) => not_found(&def.name),
+        other => other,
+    })
+}
+
+/// The table in the CSV file `path` (read once per file version).
+pub fn load_path(path: &Path) -> Result<Arc<Table>, SearchError> {
+    let def = Definition {
+        name: String::new(),
+        path: path.to_path_buf(),
+        case_sensitive: true,
+        match_types: Vec::new(),
+        max_matches: 1,
+        min_matches: 0,
+        default_match: String::new(),
+    };
+    let meta = std::fs::metadata(&def.path)
+        .map_err(|e| SearchError::Io(format!("{}: {e}", def.path.display())))?;
     let (len, mtime) = (meta.len(), meta.modified().unwrap_or(std::time::UNIX_EPOCH));
     let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
     if let Some((_, _, _, t)) = cache

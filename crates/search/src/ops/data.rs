@@ -1,9 +1,9 @@
 //! Operators of the data commands that run inside a pipeline (`lookup`, `outputlookup`,
-//! `inputlookup append=t`). Generating commands run before the pipeline ([`crate::generate`]);
-//! found later, they are an error.
+//! `outputcsv`, `inputlookup`/`inputcsv` with `append=t`, `fieldsummary`). Generating commands
+//! run before the pipeline ([`crate::generate`]); found later, they are an error.
 
 use super::limits::Limits;
-use super::{inputlookup, lookup, outputlookup, Op};
+use super::{fieldsummary, inputlookup, lookup, outputlookup, Op};
 use crate::error::SearchError;
 use lode_spl::ast::data::DataCommand;
 
@@ -11,8 +11,19 @@ use lode_spl::ast::data::DataCommand;
 pub(super) fn build(d: &DataCommand, limits: Limits) -> Result<Box<dyn Op>, SearchError> {
     Ok(match d {
         DataCommand::Lookup(l) => Box::new(lookup::LookupOp::new(l)?),
-        DataCommand::OutputLookup(o) => Box::new(outputlookup::OutputLookupOp::new(o, limits)?),
-        DataCommand::InputLookup(il) if il.append => Box::new(inputlookup::InputLookupOp::new(il)?),
+        DataCommand::OutputLookup(o) => {
+            Box::new(outputlookup::OutputLookupOp::new(o, limits, false)?)
+        }
+        DataCommand::OutputCsv(o) => Box::new(outputlookup::OutputLookupOp::new(o, limits, true)?),
+        DataCommand::InputLookup(il) if il.append => {
+            Box::new(inputlookup::InputLookupOp::new(il, false)?)
+        }
+        DataCommand::InputCsv(il) if il.append => {
+            Box::new(inputlookup::InputLookupOp::new(il, true)?)
+        }
+        DataCommand::FieldSummary { maxvals, fields } => {
+            Box::new(fieldsummary::FieldSummaryOp::new(*maxvals, fields, limits))
+        }
         other => {
             return Err(SearchError::User(format!(
                 "Error in '{}' command: This command must be the first command of a search.",

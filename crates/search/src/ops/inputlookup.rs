@@ -11,11 +11,16 @@ use crate::value::Value;
 use lode_spl::ast::data::InputLookup;
 
 /// The rows of the table of `il` (`start=`, `max=` and `where` applied), columns in file order;
-/// a cell with line breaks is a multivalue field, an empty cell no field.
-pub fn table_rows(il: &InputLookup) -> Result<Vec<Row>, SearchError> {
-    let etc = lookup::etc_dir(il.etc_dir.as_deref(), "inputlookup")?;
-    let def = lookup::resolve(etc, &il.table, false)?;
-    let table = lookup::load(&def)?;
+/// a cell with line breaks is a multivalue field, an empty cell no field. `csv`: `inputcsv`
+/// (the file is in `var/run/lode/csv/`).
+pub fn table_rows(il: &InputLookup, csv: bool) -> Result<Vec<Row>, SearchError> {
+    let cmd = if csv { "inputcsv" } else { "inputlookup" };
+    let etc = lookup::etc_dir(il.etc_dir.as_deref(), cmd)?;
+    let table = if csv {
+        lookup::load_path(&lookup::csv_path(etc, &il.table, false)?)?
+    } else {
+        lookup::load(&lookup::resolve(etc, &il.table, false)?)?
+    };
     let mut out = Vec::new();
     for cells in table
         .rows
@@ -54,9 +59,9 @@ pub struct InputLookupOp {
 
 impl InputLookupOp {
     /// Reads the table now (a missing table fails the search before any bucket is read).
-    pub fn new(il: &InputLookup) -> Result<InputLookupOp, SearchError> {
+    pub fn new(il: &InputLookup, csv: bool) -> Result<InputLookupOp, SearchError> {
         Ok(InputLookupOp {
-            rows: table_rows(il)?,
+            rows: table_rows(il, csv)?,
         })
     }
 }

@@ -14,6 +14,7 @@ mod delta;
 mod eval;
 mod eventstats;
 mod fields;
+mod fieldsummary;
 mod fillnull;
 mod glob;
 mod head;

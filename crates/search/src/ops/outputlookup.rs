@@ -21,13 +21,23 @@ pub struct OutputLookupOp {
 }
 
 impl OutputLookupOp {
-    /// Resolves the target file now (a bad name fails before any bucket is read).
-    pub fn new(cmd: &OutputLookup, limits: Limits) -> Result<OutputLookupOp, SearchError> {
-        let etc = lookup::etc_dir(cmd.etc_dir.as_deref(), "outputlookup")?;
-        let def = lookup::resolve(etc, &cmd.table, true)?;
+    /// Resolves the target file now (a bad name fails before any bucket is read). `csv`:
+    /// `outputcsv` (the file goes to `var/run/lode/csv/`).
+    pub fn new(
+        cmd: &OutputLookup,
+        limits: Limits,
+        csv: bool,
+    ) -> Result<OutputLookupOp, SearchError> {
+        let name = if csv { "outputcsv" } else { "outputlookup" };
+        let etc = lookup::etc_dir(cmd.etc_dir.as_deref(), name)?;
+        let path = if csv {
+            lookup::csv_path(etc, &cmd.table, true)?
+        } else {
+            lookup::resolve(etc, &cmd.table, true)?.path
+        };
         Ok(OutputLookupOp {
             cmd: cmd.clone(),
-            path: def.path,
+            path,
             rows: Vec::new(),
             limits,
         })

@@ -32,14 +32,30 @@ pub enum DataCommand {
         /// `index=` patterns as written (empty: the default index).
         indexes: Vec<String>,
     },
+    /// `fieldsummary [maxvals=N] [f1 f2*…]`: one row of statistics per field.
+    FieldSummary {
+        /// Most values listed per field (default 100; 0 = all).
+        maxvals: u64,
+        /// Fields (wildcards allowed); empty: every field.
+        fields: Vec<String>,
+    },
+    /// `inputcsv [append=t] [start=N] [max=N] <file> [where <clause>]`: like `inputlookup`, from
+    /// `$LODE_HOME/var/run/lode/csv/`.
+    InputCsv(InputLookup),
+    /// `outputcsv [append=t] [create_empty=t] [override_if_empty=t] <file>`: like
+    /// `outputlookup`, into `$LODE_HOME/var/run/lode/csv/`.
+    OutputCsv(OutputLookup),
 }
 
 impl DataCommand {
     /// Whether this command produces rows of its own and must start the search.
     pub fn is_generating(&self) -> bool {
         match self {
-            DataCommand::InputLookup(i) => !i.append,
-            DataCommand::Lookup(_) | DataCommand::OutputLookup(_) => false,
+            DataCommand::InputLookup(i) | DataCommand::InputCsv(i) => !i.append,
+            DataCommand::Lookup(_)
+            | DataCommand::OutputLookup(_)
+            | DataCommand::OutputCsv(_)
+            | DataCommand::FieldSummary { .. } => false,
             _ => true,
         }
     }
@@ -54,6 +70,9 @@ impl DataCommand {
             DataCommand::OutputLookup(_) => "outputlookup",
             DataCommand::Tstats(_) => "tstats",
             DataCommand::Metadata { .. } => "metadata",
+            DataCommand::FieldSummary { .. } => "fieldsummary",
+            DataCommand::InputCsv(_) => "inputcsv",
+            DataCommand::OutputCsv(_) => "outputcsv",
         }
     }
 }

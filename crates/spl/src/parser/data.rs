@@ -19,9 +19,12 @@ impl Parser<'_> {
             "makeresults" => self.makeresults_cmd()?,
             "gentimes" => self.gentimes_cmd(at)?,
             "lookup" => self.lookup_cmd(at)?,
-            "inputlookup" => self.inputlookup_cmd(at)?,
-            "outputlookup" => self.outputlookup_cmd(at)?,
+            "inputlookup" => DataCommand::InputLookup(self.inputlookup_cmd(at, name)?),
+            "outputlookup" => DataCommand::OutputLookup(self.outputlookup_cmd(at, name)?),
+            "inputcsv" => DataCommand::InputCsv(self.inputlookup_cmd(at, name)?),
+            "outputcsv" => DataCommand::OutputCsv(self.outputlookup_cmd(at, name)?),
             "tstats" => self.tstats_cmd(at)?,
+            "fieldsummary" => self.fieldsummary_cmd()?,
             _ => self.metadata_cmd(at)?,
         };
         Ok(Command::Data(d))
@@ -157,7 +160,7 @@ impl Parser<'_> {
         }))
     }
 
-    fn inputlookup_cmd(&mut self, at: Span) -> Result<DataCommand> {
+    fn inputlookup_cmd(&mut self, at: Span, cmd: &str) -> Result<InputLookup> {
         let mut il = InputLookup {
             table: String::new(),
             append: false,
@@ -171,10 +174,10 @@ impl Parser<'_> {
                 "append" => il.append = parse_bool(&o)?,
                 "start" => il.start = parse_u64(&o.value, o.value_span, "start")?,
                 "max" => il.max = parse_u64(&o.value, o.value_span, "max")?,
-                _ => return Err(unknown_option(&o, "inputlookup")),
+                _ => return Err(unknown_option(&o, cmd)),
             }
         }
-        il.table = self.table_name("inputlookup", at)?;
+        il.table = self.table_name(cmd, at)?;
         let t = self.peek(M)?;
         if self.is_word(&t, "where") {
             self.pos = t.span.end;
@@ -187,10 +190,10 @@ impl Parser<'_> {
             }
         }
         self.expect_end(M)?;
-        Ok(DataCommand::InputLookup(il))
+        Ok(il)
     }
 
-    fn outputlookup_cmd(&mut self, at: Span) -> Result<DataCommand> {
+    fn outputlookup_cmd(&mut self, at: Span, cmd: &str) -> Result<OutputLookup> {
         let mut ol = OutputLookup {
             table: String::new(),
             append: false,
@@ -204,16 +207,37 @@ impl Parser<'_> {
                     "append" => ol.append = parse_bool(&o)?,
                     "create_empty" => ol.create_empty = parse_bool(&o)?,
                     "override_if_empty" => ol.override_if_empty = parse_bool(&o)?,
-                    _ => return Err(unknown_option(&o, "outputlookup")),
+                    _ => return Err(unknown_option(&o, cmd)),
                 }
             }
             Ok(())
         };
         opts(self)?;
-        let table = self.table_name("outputlookup", at)?;
+        let table = self.table_name(cmd, at)?;
         opts(self)?;
         self.expect_end(M)?;
-        Ok(DataCommand::OutputLookup(OutputLookup { table, ..ol }))
+        Ok(OutputLookup { table, ..ol })
+    }
+
+    fn fieldsummary_cmd(&mut self) -> Result<DataCommand> {
+        let mut maxvals = 100;
+        let mut fields = Vec::new();
+        loop {
+            if let Some(o) = self.option()? {
+                match o.key.as_str() {
+                    "maxvals" => maxvals = parse_u64(&o.value, o.value_span, "maxvals")?,
+                    _ => return Err(unknown_option(&o, "fieldsummary")),
+                }
+                continue;
+            }
+            let more = self.field_list(false)?;
+            if more.is_empty() {
+                break;
+            }
+            fields.extend(more);
+        }
+        self.expect_end(M)?;
+        Ok(DataCommand::FieldSummary { maxvals, fields })
     }
 
     fn tstats_cmd(&mut self, at: Span) -> Result<DataCommand> {
@@ -530,6 +554,36 @@ mod tests {
         assert_eq!(
             err("| tstats count by host span=1h").0,
             "'span=' needs _time among the 'by' fields."
+        );
+    }
+
+    #[test]
+    fn fieldsummary_and_csv_files() {
+        assert_eq!(
+            data("x | fieldsummary maxvals=5 status host*"),
+            DataCommand::FieldSummary {
+                maxvals: 5,
+                fields: vec!["status".into(), "host*".into()],
+            }
+        );
+        assert_eq!(
+            data("x | fieldsummary"),
+            DataCommand::FieldSummary {
+                maxvals: 100,
+                fields: vec![],
+            }
+        );
+        assert!(matches!(
+            data("| inputcsv max=3 results.csv where a=1"),
+            DataCommand::InputCsv(InputLookup { max: 3, .. })
+        ));
+        assert!(matches!(
+            data("x | outputcsv append=t results"),
+            DataCommand::OutputCsv(OutputLookup { append: true, .. })
+        ));
+        assert_eq!(
+            err("x | outputcsv nope=1 f").0,
+            "Unknown option 'nope' for 'outputcsv'."
         );
     }
 

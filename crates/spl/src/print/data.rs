@@ -42,8 +42,8 @@ pub(super) fn data(out: &mut String, d: &DataCommand) {
                 pairs(out, &l.outputs);
             }
         }
-        DataCommand::InputLookup(il) => {
-            out.push_str("inputlookup");
+        DataCommand::InputLookup(il) | DataCommand::InputCsv(il) => {
+            out.push_str(d.name());
             flag(out, "append", il.append, false);
             if il.start != 0 {
                 let _ = write!(out, " start={}", il.start);
@@ -58,8 +58,8 @@ pub(super) fn data(out: &mut String, d: &DataCommand) {
                 search(out, f, Ctx::Top);
             }
         }
-        DataCommand::OutputLookup(ol) => {
-            out.push_str("outputlookup");
+        DataCommand::OutputLookup(ol) | DataCommand::OutputCsv(ol) => {
+            out.push_str(d.name());
             flag(out, "append", ol.append, false);
             flag(out, "create_empty", ol.create_empty, true);
             flag(out, "override_if_empty", ol.override_if_empty, true);
@@ -80,6 +80,16 @@ pub(super) fn data(out: &mut String, d: &DataCommand) {
             if let Some(s) = t.span {
                 out.push_str(" span=");
                 span(out, s);
+            }
+        }
+        DataCommand::FieldSummary { maxvals, fields } => {
+            out.push_str("fieldsummary");
+            if *maxvals != 100 {
+                let _ = write!(out, " maxvals={maxvals}");
+            }
+            if !fields.is_empty() {
+                out.push(' ');
+                names(out, fields);
             }
         }
         DataCommand::Metadata { kind, indexes } => {
