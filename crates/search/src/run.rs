@@ -103,6 +103,9 @@ pub struct RunOptions {
     /// lookup files) with Splunk's precedence. `None`: no configuration is read (library use and
     /// tests), so commands that need it fail with a clear error.
     pub etc_dir: Option<PathBuf>,
+    /// Where `collect` writes events (the node that owns the indexes). `None`: `collect` fails
+    /// with a clear error (except with `testmode=t`, which writes nothing).
+    pub collect: Option<crate::generate::collect::CollectHandle>,
 }
 
 impl RunOptions {
@@ -135,10 +138,7 @@ pub fn run_with(
 ) -> Result<SearchStats, SearchError> {
     let mut pipeline = lode_spl::parse(&req.query)?;
     crate::generate::bind(&mut pipeline, opts.etc_dir.as_deref());
-    if crate::generate::leads(&pipeline) {
-        return crate::generate::run(index_root, req, opts, pipeline, emit);
-    }
-    run_pipeline(index_root, req, opts, pipeline, emit)
+    crate::generate::run_parsed(index_root, req, opts, pipeline, emit)
 }
 
 /// Runs a parsed pipeline that starts with a search clause (or whose generating command was

@@ -498,3 +498,91 @@ fn outputcsv_inputcsv_round_trip_under_var_run() {
     assert!(rows.contains(&"host,4,3".to_string()), "{rows:?}");
     assert!(!rows.iter().any(|r| r.starts_with('_')), "{rows:?}");
 }
+
+/// A sink that keeps what `collect` writes.
+#[derive(Default)]
+struct Recorder(std::sync::Mutex<Vec<lode_event::Event>>);
+
+impl lode_search::generate::collect::CollectSink for Recorder {
+    fn write(&self, events: Vec<lode_event::Event>) -> Result<u64, String> {
+        let n = events.len() as u64;
+        self.0.lock().unwrap().extend(events);
+        Ok(n)
+    }
+}
+
+#[test]
+fn collect_writes_stash_events_into_an_existing_index() {
+    use lode_search::generate::collect::CollectHandle;
+    let h = Home::new();
+    web_events(&h.root);
+    std::fs::create_dir_all(h.root.join("summary")).unwrap();
+    let rec = std::sync::Arc::new(Recorder::default());
+    let opts = RunOptions {
+        collect: Some(CollectHandle(rec.clone())),
+        ..h.opts(2)
+    };
+    let q = "* | stats count by host | collect index=summary marker=\"report=daily\"";
+    let (rows, _) = collect_with(&h.root, &request(q, false), &opts).unwrap();
+    assert_eq!(
+        to_csv(&rows, true),
+        ["host,count", "db01,1", "web01,2", "web02,1"]
+    );
+    let events = rec.0.lock().unwrap().clone();
+    assert_eq!(events.len(), 3);
+    assert_eq!(
+        events[1].raw,
+        "11/14/2023 22:13:20 +0000, host=\"web01\", count=\"2\", report=daily"
+    );
+    assert_eq!(
+        (
+            events[1].index.as_str(),
+            events[1].sourcetype.as_str(),
+            events[1].host.as_str()
+        ),
+        ("summary", "stash", "lode")
+    );
+    assert_eq!(events[1].time, NOW_SECS * SEC);
+    // Written, the events read back as key=value fields.
+    let evs: Vec<_> = events
+        .into_iter()
+        .map(|mut e| {
+            e.index = "summary".into();
+            e
+        })
+        .collect();
+    write_index(
+        &h.root,
+        "summary",
+        &[Chunk {
+            events: evs,
+            roll: false,
+        }],
+    );
+    assert_eq!(
+        h.csv("index=summary sourcetype=stash report=daily | stats sum(count) AS total"),
+        ["total", "4"]
+    );
+    // Event rows keep their _raw; testmode writes nothing and shows it.
+    let before = rec.0.lock().unwrap().len();
+    let (mut rows, _) = collect_with(
+        &h.root,
+        &request("host=db01 | collect index=summary testmode=t", false),
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(rec.0.lock().unwrap().len(), before);
+    assert_eq!(
+        rows[0].get("_raw").unwrap().to_string(),
+        "query slow user=dave ip=172.16.0.1"
+    );
+    assert!(h
+        .err("* | collect index=nope")
+        .contains("The index 'nope' does not exist."));
+    assert!(h
+        .err("* | collect index=summary")
+        .contains("cannot write to indexes"));
+    assert!(h
+        .err("* | collect index=summary | head 1")
+        .contains("only as the last command"));
+}

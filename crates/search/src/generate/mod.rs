@@ -5,6 +5,7 @@
 //! [`crate::run::run_with`] calls [`bind`] on every parsed pipeline (the data commands learn
 //! `$LODE_HOME/etc`) and hands pipelines for which [`leads`] holds to [`run`].
 
+pub mod collect;
 mod gentimes;
 mod makeresults;
 mod metadata;
@@ -36,6 +37,40 @@ pub fn bind(p: &mut Pipeline, etc: Option<&Path>) {
             _ => continue,
         };
         *slot = etc.map(Path::to_path_buf);
+    }
+}
+
+/// Runs a parsed (and [`bind`]-ed) pipeline: a trailing `collect` wraps `emit`, a leading
+/// generating command goes to [`run`], anything else to the bucket scan.
+pub fn run_parsed(
+    index_root: &Path,
+    req: &SearchRequest,
+    opts: &RunOptions,
+    mut pipeline: Pipeline,
+    emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
+) -> Result<SearchStats, SearchError> {
+    if let Some(c) = collect::take(&mut pipeline)? {
+        let collector = collect::Collector::new(c, opts.collect.as_ref(), index_root, req.now)?;
+        let mut wrapped = |mut rows: Vec<Row>| {
+            collector.write(&mut rows)?;
+            emit(rows)
+        };
+        return dispatch(index_root, req, opts, pipeline, &mut wrapped);
+    }
+    dispatch(index_root, req, opts, pipeline, emit)
+}
+
+fn dispatch(
+    index_root: &Path,
+    req: &SearchRequest,
+    opts: &RunOptions,
+    pipeline: Pipeline,
+    emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
+) -> Result<SearchStats, SearchError> {
+    if leads(&pipeline) {
+        run(index_root, req, opts, pipeline, emit)
+    } else {
+        crate::run::run_pipeline(index_root, req, opts, pipeline, emit)
     }
 }
 

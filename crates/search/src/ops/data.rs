@@ -24,6 +24,10 @@ pub(super) fn build(d: &DataCommand, limits: Limits) -> Result<Box<dyn Op>, Sear
         DataCommand::FieldSummary { maxvals, fields } => {
             Box::new(fieldsummary::FieldSummaryOp::new(*maxvals, fields, limits))
         }
+        DataCommand::Collect(_) => return Err(SearchError::User(
+            "Error in 'collect' command: Lode runs collect only as the last command of a search."
+                .into(),
+        )),
         other => {
             return Err(SearchError::User(format!(
                 "Error in '{}' command: This command must be the first command of a search.",

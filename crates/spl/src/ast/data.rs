@@ -45,6 +45,25 @@ pub enum DataCommand {
     /// `outputcsv [append=t] [create_empty=t] [override_if_empty=t] <file>`: like
     /// `outputlookup`, into `$LODE_HOME/var/run/lode/csv/`.
     OutputCsv(OutputLookup),
+    /// `collect index=<name> [sourcetype=stash] [source=] [host=] [marker=] [testmode=t]`.
+    Collect(Collect),
+}
+
+/// Arguments of `collect`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Collect {
+    /// The (existing) index written to.
+    pub index: String,
+    /// `sourcetype=` (default `stash`).
+    pub sourcetype: String,
+    /// `source=` (default `collect`).
+    pub source: Option<String>,
+    /// `host=` (default `lode`).
+    pub host: Option<String>,
+    /// `marker=`: `key=value` text appended to every event.
+    pub marker: Option<String>,
+    /// `testmode=t`: write nothing; the results show the `_raw` that would be written.
+    pub testmode: bool,
 }
 
 impl DataCommand {
@@ -55,6 +74,7 @@ impl DataCommand {
             DataCommand::Lookup(_)
             | DataCommand::OutputLookup(_)
             | DataCommand::OutputCsv(_)
+            | DataCommand::Collect(_)
             | DataCommand::FieldSummary { .. } => false,
             _ => true,
         }
@@ -73,6 +93,7 @@ impl DataCommand {
             DataCommand::FieldSummary { .. } => "fieldsummary",
             DataCommand::InputCsv(_) => "inputcsv",
             DataCommand::OutputCsv(_) => "outputcsv",
+            DataCommand::Collect(_) => "collect",
         }
     }
 }

@@ -4,7 +4,7 @@
 use super::stats::parse_span;
 use super::{parse_bool, parse_u64, unknown_option, Parser, Result};
 use crate::ast::data::{
-    DataCommand, GenTimes, InputLookup, Lookup, MetadataType, OutputLookup, Tstats,
+    Collect, DataCommand, GenTimes, InputLookup, Lookup, MetadataType, OutputLookup, Tstats,
 };
 use crate::ast::{Command, SearchExpr, Span, TimeUnit};
 use crate::error::ParseError;
@@ -25,6 +25,7 @@ impl Parser<'_> {
             "outputcsv" => DataCommand::OutputCsv(self.outputlookup_cmd(at, name)?),
             "tstats" => self.tstats_cmd(at)?,
             "fieldsummary" => self.fieldsummary_cmd()?,
+            "collect" => self.collect_cmd(at)?,
             _ => self.metadata_cmd(at)?,
         };
         Ok(Command::Data(d))
@@ -217,6 +218,36 @@ impl Parser<'_> {
         opts(self)?;
         self.expect_end(M)?;
         Ok(OutputLookup { table, ..ol })
+    }
+
+    fn collect_cmd(&mut self, at: Span) -> Result<DataCommand> {
+        let mut c = Collect {
+            index: String::new(),
+            sourcetype: "stash".into(),
+            source: None,
+            host: None,
+            marker: None,
+            testmode: false,
+        };
+        while let Some(o) = self.option()? {
+            match o.key.as_str() {
+                "index" => c.index = o.value,
+                "sourcetype" => c.sourcetype = o.value,
+                "source" => c.source = Some(o.value),
+                "host" => c.host = Some(o.value),
+                "marker" => c.marker = Some(o.value),
+                "testmode" => c.testmode = parse_bool(&o)?,
+                _ => return Err(unknown_option(&o, "collect")),
+            }
+        }
+        self.expect_end(M)?;
+        if c.index.is_empty() {
+            return Err(ParseError::new(
+                "Error in 'collect' command: You must specify an index with index=<name>.",
+                at,
+            ));
+        }
+        Ok(DataCommand::Collect(c))
     }
 
     fn fieldsummary_cmd(&mut self) -> Result<DataCommand> {
@@ -585,6 +616,22 @@ mod tests {
             err("x | outputcsv nope=1 f").0,
             "Unknown option 'nope' for 'outputcsv'."
         );
+    }
+
+    #[test]
+    fn collect_options() {
+        assert_eq!(
+            data("x | collect index=summary marker=\"a=1\" testmode=t source=s"),
+            DataCommand::Collect(Collect {
+                index: "summary".into(),
+                sourcetype: "stash".into(),
+                source: Some("s".into()),
+                host: None,
+                marker: Some("a=1".into()),
+                testmode: true,
+            })
+        );
+        assert!(err("x | collect").0.contains("You must specify an index"));
     }
 
     #[test]

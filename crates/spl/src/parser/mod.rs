@@ -185,7 +185,9 @@ impl<'a> Parser<'a> {
         match name.as_str() {
             "search" => Ok(Command::Search(self.search_clause()?)),
             "makeresults" | "gentimes" | "lookup" | "inputlookup" | "outputlookup" | "tstats"
-            | "metadata" | "fieldsummary" | "inputcsv" | "outputcsv" => self.data_cmd(&name, at),
+            | "metadata" | "fieldsummary" | "inputcsv" | "outputcsv" | "collect" => {
+                self.data_cmd(&name, at)
+            }
             "where" => self.where_cmd(at),
             "eval" => self.eval_cmd(at),
             "fields" => self.fields_cmd(at),

@@ -92,6 +92,25 @@ pub(super) fn data(out: &mut String, d: &DataCommand) {
                 names(out, fields);
             }
         }
+        DataCommand::Collect(c) => {
+            out.push_str("collect index=");
+            push_name(out, &c.index);
+            if c.sourcetype != "stash" {
+                out.push_str(" sourcetype=");
+                push_name(out, &c.sourcetype);
+            }
+            for (k, v) in [
+                ("source", &c.source),
+                ("host", &c.host),
+                ("marker", &c.marker),
+            ] {
+                if let Some(v) = v {
+                    let _ = write!(out, " {k}=");
+                    push_name(out, v);
+                }
+            }
+            flag(out, "testmode", c.testmode, false);
+        }
         DataCommand::Metadata { kind, indexes } => {
             let _ = write!(out, "metadata type={}", kind.as_str());
             for i in indexes {
