@@ -11,6 +11,8 @@ pub mod cache;
 pub mod error;
 pub mod eval;
 pub mod extract;
+pub mod generate;
+pub mod lookup;
 pub mod matcher;
 pub mod ops;
 pub mod plan;

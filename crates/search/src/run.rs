@@ -108,6 +108,9 @@ pub struct RunOptions {
     /// library use). Enforced where indexes are chosen ([`plan::index::searchable`],
     /// [`plan::index::select_for`]), so every command that reads indexes inherits it.
     pub access: Option<plan::index::IndexAccess>,
+    /// Where `collect` writes events (the node that owns the indexes). `None`: `collect` fails
+    /// with a clear error (except with `testmode=t`, which writes nothing).
+    pub collect: Option<crate::generate::collect::CollectHandle>,
 }
 
 impl RunOptions {
@@ -138,7 +141,20 @@ pub fn run_with(
     opts: &RunOptions,
     emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
 ) -> Result<SearchStats, SearchError> {
-    let pipeline = lode_spl::parse(&req.query)?;
+    let mut pipeline = lode_spl::parse(&req.query)?;
+    crate::generate::bind(&mut pipeline, opts.etc_dir.as_deref());
+    crate::generate::run_parsed(index_root, req, opts, pipeline, emit)
+}
+
+/// Runs a parsed pipeline that starts with a search clause (or whose generating command was
+/// rewritten into one, as `tstats` is).
+pub(crate) fn run_pipeline(
+    index_root: &Path,
+    req: &SearchRequest,
+    opts: &RunOptions,
+    pipeline: lode_spl::ast::Pipeline,
+    emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
+) -> Result<SearchStats, SearchError> {
     let available = plan::index::searchable(index_root, opts.access.as_ref())?;
     let popts = PlanOptions {
         earliest: req.earliest.as_deref(),

@@ -7,6 +7,7 @@
 //! ([`tls::serve`]); the Splunk REST search API comes later.
 //! [`error::ApiError`] is the one place errors become HTTP responses.
 
+pub mod collect;
 pub mod error;
 pub mod format;
 pub mod hec;
@@ -68,6 +69,7 @@ impl AppState {
             batch_search_max_pipeline: self.node.server_settings().search_batch_max_pipeline,
             etc_dir: Some(self.node.home().etc()),
             access,
+            collect: Some(collect::handle(self.node.clone())),
             ..Default::default()
         }
     }

@@ -5,6 +5,8 @@
 //! the optimizer adds. [`crate::print`] renders it back to canonical SPL and
 //! `parse(print(ast)) == ast` holds for every tree the parser produces.
 
+pub mod data;
+
 /// Byte range in the search text, for error messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Span {
@@ -28,6 +30,9 @@ pub enum Command {
     /// `search <expr>`; the leading command, or a filter later in the pipeline. `None` = no
     /// condition (matches everything), as in a bare `*` or an empty search.
     Search(Option<SearchExpr>),
+    /// A data command: generating (`makeresults`, `gentimes`, `inputlookup`, `tstats`,
+    /// `metadata`) or lookup (`lookup`, `outputlookup`); see [`data::DataCommand`].
+    Data(data::DataCommand),
     /// `where <expr>`: keep rows where the expression is true.
     Where(Expr),
     /// `eval a=<expr>, b=<expr>`: assignments in order.

@@ -8,6 +8,7 @@
 use std::fmt::Write;
 
 mod clause;
+mod data;
 mod reshape;
 
 use crate::ast::{Agg, Command, Expr, Pipeline, SortKey, SortMode, TimeUnit, Timechart, Top};
@@ -42,6 +43,7 @@ fn command(out: &mut String, c: &Command) {
             out.push_str("search ");
             search(out, e, Ctx::Top);
         }
+        Command::Data(d) => data::data(out, d),
         Command::Where(e) => {
             out.push_str("where ");
             expr(out, e, 0);

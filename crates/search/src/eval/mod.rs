@@ -13,7 +13,7 @@ mod json;
 mod lazy;
 mod math;
 mod multi;
-mod net;
+pub(crate) mod net;
 mod pattern;
 mod text;
 mod time;

@@ -13,21 +13,26 @@ mod autoregress;
 mod bin;
 mod chart;
 mod convert;
+mod data;
 mod dedup;
 mod delta;
 mod eval;
 mod eventstats;
 mod extract;
 mod fields;
+mod fieldsummary;
 mod filldown;
 mod fillnull;
 mod glob;
 mod head;
+pub(crate) mod inputlookup;
 mod limits;
+mod lookup;
 mod makemv;
 mod mvcombine;
 mod mvexpand;
 mod nomv;
+mod outputlookup;
 mod partial;
 mod regex_;
 mod rename;
@@ -220,6 +225,7 @@ fn is_transforming(c: &Command) -> bool {
 fn build(c: &Command, ctx: ExecContext, limits: Limits) -> Result<Box<dyn Op>, SearchError> {
     let op: Box<dyn Op> = match c {
         Command::Search(expr) => Box::new(search::SearchOp::new(expr.clone())),
+        Command::Data(d) => data::build(d, limits)?,
         Command::Where(e) => Box::new(where_::WhereOp::new(e.clone(), ctx)?),
         Command::Eval(a) => Box::new(eval::EvalOp::new(a.clone(), ctx)?),
         Command::Fields { remove, fields } => {

@@ -27,6 +27,8 @@ pub fn required_fields(commands: &[Command]) -> Option<Vec<String>> {
                 }
                 v
             }
+            // Lookups read their input fields and add others; keep every field.
+            Command::Data(_) => return None,
             Command::Where(e) => {
                 let mut v = Vec::new();
                 fields_of(e, &mut v);

@@ -6,7 +6,7 @@
 //! Naive twin: reading the full events (the ordinary path) gives the same rows; the equivalence
 //! tests run both.
 
-use lode_spl::ast::{Agg, Command};
+use lode_spl::ast::{Agg, Command, SearchExpr};
 
 use crate::agg::Kind;
 
@@ -27,6 +27,23 @@ fn is_column(f: &str) -> bool {
 fn aggs_ok(aggs: &[Agg]) -> bool {
     aggs.iter()
         .all(|a| a.field.as_deref().is_none_or(is_column))
+}
+
+/// Whether every condition of the search clause is a comparison of a [`COLUMN_FIELDS`] field
+/// (or a time bound, applied by the time range): the clause can then be checked on rows built
+/// from the columns, without the raw event.
+pub fn clause_reads_only_columns(clause: Option<&SearchExpr>) -> bool {
+    let mut stack: Vec<&SearchExpr> = clause.into_iter().collect();
+    while let Some(e) = stack.pop() {
+        match e {
+            SearchExpr::And(v) | SearchExpr::Or(v) => stack.extend(v),
+            SearchExpr::Not(x) => stack.push(x),
+            SearchExpr::Compare { field, .. } if is_column(field) => {}
+            SearchExpr::TimeBound { .. } => {}
+            SearchExpr::Compare { .. } | SearchExpr::Term(_) => return false,
+        }
+    }
+    true
 }
 
 /// Whether `rest` (the commands after the search clause) reads nothing but [`COLUMN_FIELDS`]

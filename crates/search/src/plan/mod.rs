@@ -114,10 +114,14 @@ pub fn plan(
     } else {
         lower::residual(clause.as_ref())
     };
-    let columns_only = exact && columns::reads_only_columns(&commands);
-    let slim_rows =
-        (!exact && columns::reads_only_columns(&commands)).then(|| columns::fields_read(&commands));
-    let counted = (columns_only && columns::counts_suffice(&commands))
+    // Rows from columns: the index decides the clause, or the clause reads only column fields
+    // (then checked on the column rows, as `tstats` needs).
+    let columns_only = (exact
+        || (!opts.force_scan && columns::clause_reads_only_columns(clause.as_ref())))
+        && columns::reads_only_columns(&commands);
+    let slim_rows = (!columns_only && columns::reads_only_columns(&commands))
+        .then(|| columns::fields_read(&commands));
+    let counted = (exact && columns_only && columns::counts_suffice(&commands))
         .then(|| columns::counted_columns(&commands));
     let mut required = Vec::new();
     lower::required_terms(&query, &mut required);

@@ -8,6 +8,7 @@
 //! dedup). A pipeline whose commands before its first transforming command are all streaming can
 //! be split there ([`split_point`]) and read in batch order.
 
+use lode_spl::ast::data::DataCommand;
 use lode_spl::ast::Command;
 
 /// Where a command may run when a search is spread over several workers.
@@ -32,6 +33,10 @@ pub fn role(c: &Command) -> Role {
         | Command::Rename(_)
         | Command::Rex { .. }
         | Command::Regex { .. } => Role::Streaming,
+        // `lookup` works row by row; `outputlookup` and `inputlookup append=t` need every row
+        // (generating commands never reach the executor).
+        Command::Data(DataCommand::Lookup(_)) => Role::Streaming,
+        Command::Data(_) => Role::Centralized,
         Command::Stats(_) | Command::Timechart(_) | Command::Top(_) | Command::Chart(_) => {
             Role::Transforming
         }

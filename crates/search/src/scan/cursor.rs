@@ -262,7 +262,7 @@ impl Cursor {
         let start = out.len();
         let src = &self.src;
         if columns_only {
-            self.rows_from_columns(out, stats)?;
+            self.rows_from_columns(clause, out, stats)?;
         } else {
             self.bucket
                 .read_events(&mut self.sorted.iter().copied(), &mut |v| {
@@ -302,9 +302,12 @@ impl Cursor {
 
 impl Cursor {
     /// Rows of the current chunk from the columns alone (`_time`, `host`, `source`,
-    /// `sourcetype`, `index`, `splunk_server`); every candidate matches (the query is exact).
+    /// `sourcetype`, `index`, `splunk_server`) that satisfy `clause` (`None` when the query is
+    /// exact; otherwise the clause reads only those fields, see
+    /// [`crate::plan::columns::clause_reads_only_columns`]).
     fn rows_from_columns(
         &self,
+        clause: Option<&SearchExpr>,
         out: &mut Vec<(Key, Row)>,
         stats: &mut SearchStats,
     ) -> Result<(), StoreError> {
@@ -339,7 +342,7 @@ impl Cursor {
                 // Sparse: decodes only the column blocks of the candidates.
                 b.indexed(num)?
             };
-            let row = column_row(
+            let mut row = column_row(
                 f.time,
                 name(b.host_names(), f.host)?,
                 name(b.source_names(), f.source)?,
@@ -348,8 +351,10 @@ impl Cursor {
             );
             let time = f.time;
             stats.events_scanned += 1;
-            stats.events_matched += 1;
-            out.push((Key::new(&self.src, time, num), row));
+            if clause.is_none_or(|c| matcher::matches(c, &mut row)) {
+                stats.events_matched += 1;
+                out.push((Key::new(&self.src, time, num), row));
+            }
         }
         Ok(())
     }

@@ -6,6 +6,7 @@
 //! `key=value` options, field lists, end of command). Nesting is bounded by [`MAX_DEPTH`].
 
 mod commands;
+mod data;
 mod expr;
 mod reshape;
 mod search;
@@ -184,6 +185,10 @@ impl<'a> Parser<'a> {
         let at = t.span;
         match name.as_str() {
             "search" => Ok(Command::Search(self.search_clause()?)),
+            "makeresults" | "gentimes" | "lookup" | "inputlookup" | "outputlookup" | "tstats"
+            | "metadata" | "fieldsummary" | "inputcsv" | "outputcsv" | "collect" => {
+                self.data_cmd(&name, at)
+            }
             "where" => self.where_cmd(at),
             "eval" => self.eval_cmd(at),
             "fields" => self.fields_cmd(at),
