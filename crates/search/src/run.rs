@@ -133,7 +133,9 @@ pub fn run_with(
     opts: &RunOptions,
     emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
 ) -> Result<SearchStats, SearchError> {
-    let pipeline = lode_spl::parse(&req.query)?;
+    // Macros expanded and subsearches run first; parse errors point into `req.query`.
+    let prepared = crate::compose::prepare(index_root, req, opts)?;
+    let pipeline = prepared.parse()?;
     let available = plan::index::list_indexes(index_root)?;
     let popts = PlanOptions {
         earliest: req.earliest.as_deref(),
@@ -152,6 +154,7 @@ pub fn run_with(
     let exec = Executor::with_limits(&plan.rest, ctx, opts.limits)?;
     let mut stats = SearchStats {
         transforming: exec.is_transforming(),
+        warnings: prepared.warnings,
         ..SearchStats::default()
     };
     let time_ordered = order::needs_time_order(&plan.rest, stats.transforming);

@@ -8,6 +8,7 @@
 use std::fmt::Write;
 
 mod clause;
+mod compose;
 
 use crate::ast::{Agg, Command, Expr, Pipeline, SortKey, SortMode, TimeUnit, Timechart, Top};
 use crate::lexer::{is_word, push_quoted, Mode};
@@ -45,6 +46,8 @@ fn command(out: &mut String, c: &Command) {
             out.push_str("where ");
             expr(out, e, 0);
         }
+        Command::Format(f) => compose::format(out, f),
+        Command::Return(r) => compose::return_(out, r),
         Command::Eval(assignments) => {
             out.push_str("eval ");
             for (i, (name, e)) in assignments.iter().enumerate() {

@@ -14,6 +14,7 @@ mod eval;
 mod eventstats;
 mod fields;
 mod fillnull;
+mod format;
 mod glob;
 mod head;
 mod limits;
@@ -21,6 +22,7 @@ mod partial;
 mod regex_;
 mod rename;
 mod required;
+mod return_;
 mod reverse;
 mod rex;
 mod search;
@@ -205,6 +207,8 @@ fn build(c: &Command, ctx: ExecContext, limits: Limits) -> Result<Box<dyn Op>, S
     let op: Box<dyn Op> = match c {
         Command::Search(expr) => Box::new(search::SearchOp::new(expr.clone())),
         Command::Where(e) => Box::new(where_::WhereOp::new(e.clone(), ctx)?),
+        Command::Format(f) => Box::new(format::FormatOp::new(f.clone(), limits)),
+        Command::Return(r) => Box::new(return_::ReturnOp::new(r.clone())),
         Command::Eval(a) => Box::new(eval::EvalOp::new(a.clone(), ctx)?),
         Command::Fields { remove, fields } => {
             Box::new(fields::FieldsOp::new(*remove, fields.clone()))

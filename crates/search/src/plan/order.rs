@@ -33,6 +33,8 @@ pub fn role(c: &Command) -> Role {
         | Command::Rex { .. }
         | Command::Regex { .. } => Role::Streaming,
         Command::Stats(_) | Command::Timechart(_) | Command::Top(_) => Role::Transforming,
+        // One row built from all rows, in order.
+        Command::Format(_) | Command::Return(_) => Role::Centralized,
         // Listed fields are filled row by row; without a list, only fields seen in all rows.
         Command::FillNull { fields, .. } if !fields.is_empty() => Role::Streaming,
         Command::Sort { .. }

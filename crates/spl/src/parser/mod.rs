@@ -6,6 +6,7 @@
 //! `key=value` options, field lists, end of command). Nesting is bounded by [`MAX_DEPTH`].
 
 mod commands;
+mod compose;
 mod expr;
 mod search;
 mod stats;
@@ -184,6 +185,8 @@ impl<'a> Parser<'a> {
         match name.as_str() {
             "search" => Ok(Command::Search(self.search_clause()?)),
             "where" => self.where_cmd(at),
+            "format" => self.format_cmd(),
+            "return" => self.return_cmd(at),
             "eval" => self.eval_cmd(at),
             "fields" => self.fields_cmd(at),
             "table" => Ok(Command::Table(self.name_list(at, "table")?)),

@@ -1,0 +1,175 @@
+//! Commands that build search text for subsearches: `format` and `return`.
+
+use super::{parse_u64, unknown_option, Parser, Result};
+use crate::ast::{Command, Format, Return, ReturnItem, Span};
+use crate::error::{span, ParseError};
+use crate::lexer::{Mode, Op, Tok};
+
+const M: Mode = Mode::Args;
+
+impl Parser<'_> {
+    /// `format [mvsep=…] [maxresults=N] ["row prefix" "col prefix" "col sep" "col end" "row sep"
+    /// "row end"] [emptystr=…]`.
+    pub(super) fn format_cmd(&mut self) -> Result<Command> {
+        let mut f = Format::default();
+        let mut parts: Vec<String> = Vec::new();
+        let mut first_part: Option<Span> = None;
+        loop {
+            if let Some(o) = self.option()? {
+                match o.key.as_str() {
+                    "mvsep" => f.mvsep = o.value,
+                    "maxresults" => f.maxresults = parse_u64(&o.value, o.value_span, "maxresults")?,
+                    "emptystr" => f.emptystr = o.value,
+                    _ => return Err(unknown_option(&o, "format")),
+                }
+                continue;
+            }
+            let t = self.peek(M)?;
+            match t.kind {
+                Tok::Pipe | Tok::Eof => break,
+                Tok::Str(s) => {
+                    self.pos = t.span.end;
+                    first_part.get_or_insert(t.span);
+                    parts.push(s);
+                }
+                _ => return Err(self.unexpected(&t)),
+            }
+        }
+        match parts.len() {
+            0 => {}
+            6 => {
+                for (slot, p) in f.parts.iter_mut().zip(parts) {
+                    *slot = p;
+                }
+            }
+            _ => {
+                let at = first_part.unwrap_or_default();
+                return Err(ParseError::new(
+                    "'format' takes all six strings or none: row prefix, column prefix, column separator, column end, row separator, row end.",
+                    span(at.start, self.pos),
+                ));
+            }
+        }
+        Ok(Command::Format(f))
+    }
+
+    /// `return [N] [alias=field…] [field…] [$field…]`.
+    pub(super) fn return_cmd(&mut self, at: Span) -> Result<Command> {
+        let mut count = 1;
+        let (t, next) = self.peek2(M)?;
+        if t.kind == Tok::Word
+            && next.kind != Tok::Op(Op::Eq)
+            && self.text(&t).bytes().all(|b| b.is_ascii_digit())
+        {
+            count = parse_u64(self.text(&t), t.span, "count")?;
+            self.pos = t.span.end;
+        }
+        let mut items = Vec::new();
+        loop {
+            let (t, next) = self.peek2(M)?;
+            match t.kind {
+                Tok::Pipe | Tok::Eof => break,
+                Tok::Comma => self.pos = t.span.end,
+                Tok::Word if next.kind == Tok::Op(Op::Eq) => {
+                    let alias = self.text(&t).to_string();
+                    self.pos = next.span.end;
+                    let (field, _) = self.name("a field name after '='")?;
+                    items.push(ReturnItem::Alias(alias, field));
+                }
+                Tok::Word if self.text(&t).starts_with('$') && self.text(&t).len() > 1 => {
+                    self.pos = t.span.end;
+                    items.push(ReturnItem::Value(self.text(&t)[1..].to_string()));
+                }
+                Tok::Word | Tok::Str(_) => {
+                    let (f, _) = self.name("a field name")?;
+                    items.push(ReturnItem::Field(f));
+                }
+                _ => return Err(self.unexpected(&t)),
+            }
+        }
+        if items.is_empty() {
+            return Err(ParseError::new(
+                "'return' needs at least one field, alias=field or $field.",
+                at,
+            ));
+        }
+        Ok(Command::Return(Return { count, items }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{err, last};
+    use crate::ast::{Command, Format, Return, ReturnItem};
+
+    #[test]
+    fn format_defaults_and_options() {
+        assert_eq!(last("x | format"), Command::Format(Format::default()));
+        let f = match last(
+            r#"x | format mvsep="||" maxresults=2 "[" "{" "&&" "}" "||" "]" emptystr="none""#,
+        ) {
+            Command::Format(f) => f,
+            c => panic!("{c:?}"),
+        };
+        assert_eq!(f.mvsep, "||");
+        assert_eq!(f.maxresults, 2);
+        assert_eq!(f.parts, ["[", "{", "&&", "}", "||", "]"].map(String::from));
+        assert_eq!(f.emptystr, "none");
+    }
+
+    #[test]
+    fn format_errors() {
+        assert!(err(r#"x | format "(" "(""#).0.contains("all six strings"));
+        assert_eq!(
+            err("x | format foo=1"),
+            ("Unknown option 'foo' for 'format'.".into(), "foo")
+        );
+        assert_eq!(err("x | format maxresults=x").1, "x");
+    }
+
+    #[test]
+    fn return_forms() {
+        assert_eq!(
+            last("x | return 2 ip=srcip host $user"),
+            Command::Return(Return {
+                count: 2,
+                items: vec![
+                    ReturnItem::Alias("ip".into(), "srcip".into()),
+                    ReturnItem::Field("host".into()),
+                    ReturnItem::Value("user".into()),
+                ],
+            })
+        );
+        assert_eq!(
+            last("x | return host"),
+            Command::Return(Return {
+                count: 1,
+                items: vec![ReturnItem::Field("host".into())],
+            })
+        );
+        assert_eq!(err("x | return").1, "return");
+        assert_eq!(err("x | return 3").1, "return");
+    }
+}
+
+#[cfg(test)]
+mod empty_parens {
+    use super::super::tests::cmds;
+    use crate::ast::{Command, SearchExpr};
+
+    #[test]
+    fn empty_parentheses_match_everything_so_not_matches_nothing() {
+        // What an empty subsearch becomes.
+        assert_eq!(
+            cmds("a NOT ()")[0],
+            Command::Search(Some(SearchExpr::And(vec![
+                super::super::tests::term("a"),
+                SearchExpr::Not(Box::new(SearchExpr::And(vec![]))),
+            ])))
+        );
+        assert_eq!(
+            cmds("()")[0],
+            Command::Search(Some(SearchExpr::And(vec![])))
+        );
+    }
+}
