@@ -277,6 +277,9 @@ pub struct Agg {
     pub field: Option<String>,
     /// `AS` name; `None` means the default column name (`count`, `avg(bytes)`, …).
     pub alias: Option<String>,
+    /// `func(eval(<expr>)) AS name`: the argument is an expression evaluated per row (then
+    /// `field` is `None` and `alias` is set, as Splunk requires).
+    pub eval: Option<Expr>,
 }
 
 impl Agg {

@@ -265,6 +265,11 @@ fn aggs(out: &mut String, list: &[Agg]) {
     for (i, a) in list.iter().enumerate() {
         sep(out, i, ", ");
         out.push_str(&a.func);
+        if let Some(e) = &a.eval {
+            out.push_str("(eval(");
+            expr(out, e, 0);
+            out.push_str("))");
+        }
         if let Some(f) = &a.field {
             out.push('(');
             push_name(out, f);

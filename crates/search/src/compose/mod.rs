@@ -9,6 +9,7 @@
 //! matches nothing.
 
 mod conf;
+mod eval_aggs;
 mod expand;
 mod format;
 pub mod macros;
@@ -49,9 +50,13 @@ impl Prepared {
         map_through(&self.maps, e)
     }
 
-    /// Parses the prepared text; errors point into the original query.
+    /// Parses the prepared text (errors point into the original query) and lowers aggregations
+    /// over expressions (`count(eval(…)) AS n`) to hidden `eval` fields.
     pub fn parse(&self) -> Result<Pipeline, SearchError> {
-        lode_spl::parse(&self.text).map_err(|e| SearchError::Parse(self.map_error(e)))
+        let mut p =
+            lode_spl::parse(&self.text).map_err(|e| SearchError::Parse(self.map_error(e)))?;
+        eval_aggs::lower(&mut p);
+        Ok(p)
     }
 }
 

@@ -122,6 +122,7 @@ mod tests {
                     func: "avg".into(),
                     field: Some("bytes".into()),
                     alias: None,
+                    eval: None,
                 }],
                 by: vec!["host".into()],
             }),

@@ -218,6 +218,7 @@ mod tests {
                     func: "sum".into(),
                     field: Some("b".into()),
                     alias: Some("s".into()),
+                    eval: None,
                 }],
                 by: vec!["h".into()],
             },

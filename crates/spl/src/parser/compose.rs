@@ -173,3 +173,44 @@ mod empty_parens {
         );
     }
 }
+
+#[cfg(test)]
+mod eval_aggs {
+    use super::super::tests::{err, last};
+    use crate::ast::{BinOp, CmpOp, Command, Expr};
+
+    #[test]
+    fn eval_argument_needs_as() {
+        let Command::Stats(s) =
+            last("x | stats count(eval(status>=500)) AS errors, avg(eval(b*2)) as d by h")
+        else {
+            panic!()
+        };
+        assert_eq!(s.aggs[0].field, None);
+        assert_eq!(s.aggs[0].alias.as_deref(), Some("errors"));
+        assert_eq!(
+            s.aggs[0].eval,
+            Some(Expr::Binary(
+                BinOp::Cmp(CmpOp::Ge),
+                Box::new(Expr::Field("status".into())),
+                Box::new(Expr::Num(500.0))
+            ))
+        );
+        assert!(s.aggs[1].eval.is_some());
+        let (m, at) = err("x | stats count(eval(a>1)) by h");
+        assert_eq!(
+            m,
+            "You must specify a rename for the aggregation specifier on the dynamically evaluated field 'count(eval(a>1))'."
+        );
+        assert_eq!(at, "count(eval(a>1))");
+        assert!(matches!(
+            last("x | timechart span=1h dc(eval(if(a>1, u, null()))) AS n"),
+            Command::Timechart(_)
+        ));
+        // A field named eval is still a field.
+        let Command::Stats(s) = last("x | stats count(eval)") else {
+            panic!()
+        };
+        assert_eq!(s.aggs[0].field.as_deref(), Some("eval"));
+    }
+}
