@@ -36,6 +36,9 @@ pub enum Command {
     /// `return [N] [alias=field…] [field…] [$field…]`: the first N rows as one row whose `search`
     /// field is `field="value"` pairs (or bare values for `$field`).
     Return(Return),
+    /// `appendpipe [cmd | cmd…]`: passes the results on, then runs the sub-pipeline over them and
+    /// appends its output.
+    AppendPipe(Vec<Command>),
     /// `eval a=<expr>, b=<expr>`: assignments in order.
     Eval(Vec<(String, Expr)>),
     /// `fields [+|-] f1, f2*`: keep (remove = false) or drop the listed fields (wildcards allowed).

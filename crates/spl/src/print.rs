@@ -48,6 +48,7 @@ fn command(out: &mut String, c: &Command) {
         }
         Command::Format(f) => compose::format(out, f),
         Command::Return(r) => compose::return_(out, r),
+        Command::AppendPipe(cmds) => compose::appendpipe(out, cmds, command),
         Command::Eval(assignments) => {
             out.push_str("eval ");
             for (i, (name, e)) in assignments.iter().enumerate() {

@@ -8,6 +8,7 @@
 //! answers `Stop` to the scan and drops anything later offered to that operator.
 
 mod accum;
+mod appendpipe;
 mod dedup;
 mod delta;
 mod eval;
@@ -209,6 +210,7 @@ fn build(c: &Command, ctx: ExecContext, limits: Limits) -> Result<Box<dyn Op>, S
         Command::Where(e) => Box::new(where_::WhereOp::new(e.clone(), ctx)?),
         Command::Format(f) => Box::new(format::FormatOp::new(f.clone(), limits)),
         Command::Return(r) => Box::new(return_::ReturnOp::new(r.clone())),
+        Command::AppendPipe(sub) => Box::new(appendpipe::AppendPipeOp::new(sub, ctx, limits)?),
         Command::Eval(a) => Box::new(eval::EvalOp::new(a.clone(), ctx)?),
         Command::Fields { remove, fields } => {
             Box::new(fields::FieldsOp::new(*remove, fields.clone()))

@@ -33,7 +33,7 @@ pub fn required_fields(commands: &[Command]) -> Option<Vec<String>> {
                 v
             }
             // They read whatever fields the rows have.
-            Command::Format(_) | Command::Return(_) => return None,
+            Command::Format(_) | Command::Return(_) | Command::AppendPipe(_) => return None,
             Command::Eval(a) => {
                 let mut v = Vec::new();
                 a.iter().for_each(|(_, e)| fields_of(e, &mut v));

@@ -34,7 +34,7 @@ pub fn role(c: &Command) -> Role {
         | Command::Regex { .. } => Role::Streaming,
         Command::Stats(_) | Command::Timechart(_) | Command::Top(_) => Role::Transforming,
         // One row built from all rows, in order.
-        Command::Format(_) | Command::Return(_) => Role::Centralized,
+        Command::Format(_) | Command::Return(_) | Command::AppendPipe(_) => Role::Centralized,
         // Listed fields are filled row by row; without a list, only fields seen in all rows.
         Command::FillNull { fields, .. } if !fields.is_empty() => Role::Streaming,
         Command::Sort { .. }

@@ -97,10 +97,118 @@ impl Parser<'_> {
     }
 }
 
+impl Parser<'_> {
+    /// `appendpipe [cmd | cmd…]` (a leading `|` inside the brackets is allowed).
+    pub(super) fn appendpipe_cmd(&mut self, at: Span) -> Result<Command> {
+        let rest = &self.src[self.pos..];
+        let open = self.pos + (rest.len() - rest.trim_start().len());
+        if !self.src[open..].starts_with('[') {
+            return Err(ParseError::new(
+                "'appendpipe' needs a sub-pipeline in square brackets, as in appendpipe [stats count].",
+                at,
+            ));
+        }
+        let close = closing_bracket(self.src, open)?;
+        // The sub-pipeline is parsed from the same text, cut at its `]`: spans stay absolute.
+        let mut sub = Parser {
+            src: &self.src[..close],
+            pos: open + 1,
+            depth: self.depth,
+        };
+        sub.enter(span(open, open + 1))?;
+        let first = sub.peek(M)?;
+        let mut commands = Vec::new();
+        match first.kind {
+            Tok::Eof => {
+                return Err(ParseError::new(
+                    "'appendpipe' needs at least one command inside [ ].",
+                    span(open, close + 1),
+                ))
+            }
+            Tok::Pipe => {
+                sub.pos = first.span.end;
+                commands.push(sub.command(first.span)?);
+            }
+            _ => commands.push(sub.command(span(open, open + 1))?),
+        }
+        loop {
+            let t = sub.bump(M)?;
+            match t.kind {
+                Tok::Eof => break,
+                Tok::Pipe => commands.push(sub.command(t.span)?),
+                _ => return Err(sub.unexpected(&t)),
+            }
+        }
+        self.pos = close + 1;
+        self.expect_end(M)?;
+        Ok(Command::AppendPipe(commands))
+    }
+}
+
+/// The offset of the `]` closing the `[` at `open` (quoted strings and comments skipped).
+fn closing_bracket(src: &str, open: usize) -> Result<usize> {
+    let b = src.as_bytes();
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < b.len() {
+        if src[i..].starts_with("```") {
+            i = src[i + 3..].find("```").map_or(b.len(), |k| i + 3 + k + 3);
+            continue;
+        }
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'[' => depth += 1,
+            b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Ok(i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Err(ParseError::new(
+        "Missing a closing ']'.",
+        span(open, open + 1),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::tests::{err, last};
     use crate::ast::{Command, Format, Return, ReturnItem};
+
+    #[test]
+    fn appendpipe_sub_pipeline() {
+        let c = last(
+            "x | stats count by h | appendpipe [stats sum(count) AS count | eval h=\"total\"]",
+        );
+        let Command::AppendPipe(sub) = c else {
+            panic!("{c:?}")
+        };
+        assert_eq!(sub.len(), 2);
+        assert!(
+            matches!(last("x | appendpipe [| head 1]"), Command::AppendPipe(s) if s.len() == 1)
+        );
+        assert_eq!(
+            err("x | appendpipe [stats count"),
+            ("Missing a closing ']'.".into(), "[")
+        );
+        assert_eq!(
+            err("x | appendpipe [foo]"),
+            ("Unknown search command 'foo'.".into(), "foo")
+        );
+        assert_eq!(err("x | appendpipe []").1, "[]");
+        assert_eq!(err("x | appendpipe head").1, "appendpipe");
+        assert_eq!(err("x | appendpipe [head 1] 2").1, "2");
+        assert_eq!(err("x | appendpipe [head \"]\"]").1, "\"]\"");
+    }
 
     #[test]
     fn format_defaults_and_options() {

@@ -187,6 +187,7 @@ impl<'a> Parser<'a> {
             "where" => self.where_cmd(at),
             "format" => self.format_cmd(),
             "return" => self.return_cmd(at),
+            "appendpipe" => self.appendpipe_cmd(at),
             "eval" => self.eval_cmd(at),
             "fields" => self.fields_cmd(at),
             "table" => Ok(Command::Table(self.name_list(at, "table")?)),

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::push_name;
-use crate::ast::{Format, Return, ReturnItem};
+use crate::ast::{Command, Format, Return, ReturnItem};
 use crate::lexer::push_quoted;
 
 pub(super) fn format(out: &mut String, f: &Format) {
@@ -50,4 +50,16 @@ pub(super) fn return_(out: &mut String, r: &Return) {
             }
         }
     }
+}
+
+/// `appendpipe [a | b]`; `command` prints one command.
+pub(super) fn appendpipe(out: &mut String, cmds: &[Command], command: fn(&mut String, &Command)) {
+    out.push_str("appendpipe [");
+    for (i, c) in cmds.iter().enumerate() {
+        if i > 0 {
+            out.push_str(" | ");
+        }
+        command(out, c);
+    }
+    out.push(']');
 }
