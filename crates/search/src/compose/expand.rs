@@ -118,7 +118,7 @@ pub(crate) enum Skip {
 /// it is not closed; the parser reports that).
 pub(crate) fn skip_quoted(text: &str, i: usize) -> Skip {
     let b = text.as_bytes();
-    if text[i..].starts_with("```") {
+    if b[i..].starts_with(b"```") {
         let body = i + 3;
         return Skip::To(
             text[body..]

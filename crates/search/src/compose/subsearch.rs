@@ -208,3 +208,17 @@ mod tests {
         assert!(res(&deep).unwrap_err().0.contains("nested too deeply"));
     }
 }
+
+#[cfg(test)]
+mod robust {
+    use super::*;
+
+    #[test]
+    fn multibyte_text_around_brackets_does_not_panic() {
+        let mut run = |_: &str| -> Result<String, SearchError> { Ok("x".into()) };
+        for q in ["é [ü \"é]\" ```é``` ]", "[é", "ü]é[", "\"é", "```é"] {
+            let _ = resolve(q, &mut run);
+        }
+        assert_eq!(resolve("é [ü] é", &mut run).unwrap().text, "é x é");
+    }
+}

@@ -151,7 +151,7 @@ fn closing_bracket(src: &str, open: usize) -> Result<usize> {
     let mut depth = 0usize;
     let mut i = open;
     while i < b.len() {
-        if src[i..].starts_with("```") {
+        if b[i..].starts_with(b"```") {
             i = src[i + 3..].find("```").map_or(b.len(), |k| i + 3 + k + 3);
             continue;
         }
@@ -320,5 +320,15 @@ mod eval_aggs {
             panic!()
         };
         assert_eq!(s.aggs[0].field.as_deref(), Some("eval"));
+    }
+}
+
+#[cfg(test)]
+mod robust {
+    #[test]
+    fn multibyte_inside_appendpipe_does_not_panic() {
+        for q in ["x | appendpipe [eval a=\"é]\" ```é]``` | head 1]", "x | appendpipe [é", "x | appendpipe [\"é"] {
+            let _ = crate::parse(q);
+        }
     }
 }
