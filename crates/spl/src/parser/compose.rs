@@ -327,7 +327,11 @@ mod eval_aggs {
 mod robust {
     #[test]
     fn multibyte_inside_appendpipe_does_not_panic() {
-        for q in ["x | appendpipe [eval a=\"é]\" ```é]``` | head 1]", "x | appendpipe [é", "x | appendpipe [\"é"] {
+        for q in [
+            "x | appendpipe [eval a=\"é]\" ```é]``` | head 1]",
+            "x | appendpipe [é",
+            "x | appendpipe [\"é",
+        ] {
             let _ = crate::parse(q);
         }
     }
