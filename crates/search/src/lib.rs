@@ -8,6 +8,7 @@
 
 pub mod agg;
 pub mod cache;
+pub mod compose;
 pub mod error;
 pub mod eval;
 pub mod extract;

@@ -141,9 +141,16 @@ pub fn run_with(
     opts: &RunOptions,
     emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
 ) -> Result<SearchStats, SearchError> {
-    let mut pipeline = lode_spl::parse(&req.query)?;
+    // Macros expanded and subsearches run first; parse errors point into `req.query`.
+    let prepared = crate::compose::prepare(index_root, req, opts)?;
+    let mut warnings = prepared.warnings.clone();
+    let mut pipeline = prepared.parse()?;
     crate::generate::bind(&mut pipeline, opts.etc_dir.as_deref());
-    crate::generate::run_parsed(index_root, req, opts, pipeline, emit)
+    let mut stats = crate::generate::run_parsed(index_root, req, opts, pipeline, emit)?;
+    // The subsearches' warnings first, as they ran first.
+    warnings.append(&mut stats.warnings);
+    stats.warnings = warnings;
+    Ok(stats)
 }
 
 /// Runs a parsed pipeline that starts with a search clause (or whose generating command was

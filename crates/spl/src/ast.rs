@@ -35,6 +35,15 @@ pub enum Command {
     Data(data::DataCommand),
     /// `where <expr>`: keep rows where the expression is true.
     Where(Expr),
+    /// `format [mvsep=…] [maxresults=N] ["(" "(" "AND" ")" "OR" ")"] [emptystr=…]`: the results
+    /// as one row whose `search` field is a boolean search string (what a subsearch expands to).
+    Format(Format),
+    /// `return [N] [alias=field…] [field…] [$field…]`: the first N rows as one row whose `search`
+    /// field is `field="value"` pairs (or bare values for `$field`).
+    Return(Return),
+    /// `appendpipe [cmd | cmd…]`: passes the results on, then runs the sub-pipeline over them and
+    /// appends its output.
+    AppendPipe(Vec<Command>),
     /// `eval a=<expr>, b=<expr>`: assignments in order.
     Eval(Vec<(String, Expr)>),
     /// `fields [+|-] f1, f2*`: keep (remove = false) or drop the listed fields (wildcards allowed).
@@ -226,6 +235,51 @@ pub enum Command {
     XmlKv,
 }
 
+/// Arguments of `format` (defaults as in Splunk).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Format {
+    /// Joins the values of a multivalue field (default `OR`).
+    pub mvsep: String,
+    /// Most rows formatted (default 0 = all).
+    pub maxresults: u64,
+    /// Row prefix, column prefix, column separator, column end, row separator, row end (default
+    /// `(` `(` `AND` `)` `OR` `)`).
+    pub parts: [String; 6],
+    /// The text when there are no rows (default `NOT ()`).
+    pub emptystr: String,
+}
+
+impl Default for Format {
+    fn default() -> Self {
+        Format {
+            mvsep: "OR".into(),
+            maxresults: 0,
+            parts: ["(", "(", "AND", ")", "OR", ")"].map(String::from),
+            emptystr: "NOT ()".into(),
+        }
+    }
+}
+
+/// Arguments of `return`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Return {
+    /// How many rows are used (default 1).
+    pub count: u64,
+    /// What each row contributes, in order.
+    pub items: Vec<ReturnItem>,
+}
+
+/// One argument of `return`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReturnItem {
+    /// `field`: `field="value"`.
+    Field(String),
+    /// `alias=field`: `alias="value"`.
+    Alias(String, String),
+    /// `$field`: the value alone.
+    Value(String),
+}
+
 /// Arguments of `stats`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stats {
@@ -331,6 +385,9 @@ pub struct Agg {
     pub field: Option<String>,
     /// `AS` name; `None` means the default column name (`count`, `avg(bytes)`, …).
     pub alias: Option<String>,
+    /// `func(eval(<expr>)) AS name`: the argument is an expression evaluated per row (then
+    /// `field` is `None` and `alias` is set, as Splunk requires).
+    pub eval: Option<Expr>,
 }
 
 impl Agg {

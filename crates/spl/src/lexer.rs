@@ -107,7 +107,7 @@ pub(crate) fn lex(src: &str, pos: usize, mode: Mode) -> Result<Token, ParseError
         b'"' => return quoted(src, i, b'"').map(|(s, end)| tok(Tok::Str(s), i, end)),
         b'[' if mode != Mode::Expr => {
             return Err(ParseError::new(
-                "Subsearches ([ … ]) are not supported.",
+                "Subsearches ([ … ]) are not supported here.",
                 span(i, i + 1),
             ))
         }

@@ -8,6 +8,7 @@
 use std::fmt::Write;
 
 mod clause;
+mod compose;
 mod data;
 mod reshape;
 
@@ -48,6 +49,9 @@ fn command(out: &mut String, c: &Command) {
             out.push_str("where ");
             expr(out, e, 0);
         }
+        Command::Format(f) => compose::format(out, f),
+        Command::Return(r) => compose::return_(out, r),
+        Command::AppendPipe(cmds) => compose::appendpipe(out, cmds, command),
         Command::Eval(assignments) => {
             out.push_str("eval ");
             for (i, (name, e)) in assignments.iter().enumerate() {
@@ -285,6 +289,11 @@ fn aggs(out: &mut String, list: &[Agg]) {
     for (i, a) in list.iter().enumerate() {
         sep(out, i, ", ");
         out.push_str(&a.func);
+        if let Some(e) = &a.eval {
+            out.push_str("(eval(");
+            expr(out, e, 0);
+            out.push_str("))");
+        }
         if let Some(f) = &a.field {
             out.push('(');
             push_name(out, f);

@@ -143,12 +143,14 @@ fn agg() -> impl Strategy<Value = Agg> {
                 func: "count".into(),
                 field,
                 alias,
+                eval: None,
             }
         }),
         (func, name(), proptest::option::of(name())).prop_map(|(f, field, alias)| Agg {
             func: f.into(),
             field: Some(field),
-            alias
+            alias,
+            eval: None,
         }),
     ]
 }

@@ -262,6 +262,13 @@ pub struct AggSpec {
 impl AggSpec {
     /// Checks and compiles a parsed aggregation.
     pub fn new(agg: &Agg) -> Result<AggSpec, SearchError> {
+        if agg.eval.is_some() {
+            // `crate::compose` lowers these to hidden eval fields before planning.
+            return Err(SearchError::User(format!(
+                "'{}(eval(…))' is only supported in a whole search",
+                agg.func
+            )));
+        }
         Ok(AggSpec {
             kind: Kind::of(agg)?,
             field: agg.field.clone(),
@@ -303,6 +310,7 @@ mod tests {
             func: f.into(),
             field: field.map(str::to_string),
             alias: None,
+            eval: None,
         };
         assert_eq!(Kind::of(&a("count", None)).unwrap(), Kind::CountRows);
         assert_eq!(Kind::of(&a("mean", Some("x"))).unwrap(), Kind::Avg);

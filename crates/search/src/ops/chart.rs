@@ -275,6 +275,7 @@ mod tests {
             func: func.into(),
             field: field.map(str::to_string),
             alias: None,
+            eval: None,
         }
     }
 

@@ -146,6 +146,7 @@ mod tests {
                 func: "sum".into(),
                 field: Some("b".into()),
                 alias: Some("t".into()),
+                eval: None,
             }],
             by: vec!["h".into()],
         };
@@ -178,6 +179,7 @@ mod tests {
                 func: "count".into(),
                 field: None,
                 alias: None,
+                eval: None,
             }],
             by: vec![],
         };

@@ -9,6 +9,7 @@
 
 mod accum;
 mod addtotals;
+mod appendpipe;
 mod autoregress;
 mod bin;
 mod chart;
@@ -23,6 +24,7 @@ mod fields;
 mod fieldsummary;
 mod filldown;
 mod fillnull;
+mod format;
 mod glob;
 mod head;
 pub(crate) mod inputlookup;
@@ -38,6 +40,7 @@ mod regex_;
 mod rename;
 mod replace;
 mod required;
+mod return_;
 mod reverse;
 mod rex;
 mod search;
@@ -227,6 +230,9 @@ fn build(c: &Command, ctx: ExecContext, limits: Limits) -> Result<Box<dyn Op>, S
         Command::Search(expr) => Box::new(search::SearchOp::new(expr.clone())),
         Command::Data(d) => data::build(d, limits)?,
         Command::Where(e) => Box::new(where_::WhereOp::new(e.clone(), ctx)?),
+        Command::Format(f) => Box::new(format::FormatOp::new(f.clone(), limits)),
+        Command::Return(r) => Box::new(return_::ReturnOp::new(r.clone())),
+        Command::AppendPipe(sub) => Box::new(appendpipe::AppendPipeOp::new(sub, ctx, limits)?),
         Command::Eval(a) => Box::new(eval::EvalOp::new(a.clone(), ctx)?),
         Command::Fields { remove, fields } => {
             Box::new(fields::FieldsOp::new(*remove, fields.clone()))

@@ -34,6 +34,8 @@ pub fn required_fields(commands: &[Command]) -> Option<Vec<String>> {
                 fields_of(e, &mut v);
                 v
             }
+            // They read whatever fields the rows have.
+            Command::Format(_) | Command::Return(_) | Command::AppendPipe(_) => return None,
             Command::Eval(a) => {
                 let mut v = Vec::new();
                 a.iter().for_each(|(_, e)| fields_of(e, &mut v));
@@ -148,6 +150,7 @@ mod tests {
                     func: "avg".into(),
                     field: Some("bytes".into()),
                     alias: None,
+                    eval: None,
                 }],
                 by: vec!["host".into()],
             }),

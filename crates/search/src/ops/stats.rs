@@ -213,6 +213,7 @@ mod tests {
             func: func.into(),
             field: field.map(str::to_string),
             alias: alias.map(str::to_string),
+            eval: None,
         }
     }
 

@@ -82,6 +82,7 @@ fn head_stops_the_pipeline_and_later_ops_still_finish() {
                 func: "count".into(),
                 field: None,
                 alias: None,
+                eval: None,
             }],
             by: vec![],
         }),

@@ -372,6 +372,7 @@ mod tests {
             func: "count".into(),
             field: None,
             alias: None,
+            eval: None,
         }
     }
 
@@ -408,6 +409,7 @@ mod tests {
             func: "avg".into(),
             field: Some("bytes".into()),
             alias: None,
+            eval: None,
         };
         let rows = vec![
             ev(DAY0 + 10, None, 4.0),

@@ -40,6 +40,8 @@ pub fn role(c: &Command) -> Role {
         Command::Stats(_) | Command::Timechart(_) | Command::Top(_) | Command::Chart(_) => {
             Role::Transforming
         }
+        // One row built from all rows, in order.
+        Command::Format(_) | Command::Return(_) | Command::AppendPipe(_) => Role::Centralized,
         // Listed fields are filled row by row; without a list, only fields seen in all rows.
         Command::FillNull { fields, .. } if !fields.is_empty() => Role::Streaming,
         // With a span, each value is binned on its own; otherwise the span needs every value.

@@ -535,6 +535,7 @@ mod tests {
             func: "count".into(),
             field: None,
             alias: None,
+            eval: None,
         };
         assert_eq!(
             data("| tstats count where index=main (host=web* OR host=db) by host, _time span=1h"),

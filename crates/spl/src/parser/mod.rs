@@ -6,6 +6,7 @@
 //! `key=value` options, field lists, end of command). Nesting is bounded by [`MAX_DEPTH`].
 
 mod commands;
+mod compose;
 mod data;
 mod expr;
 mod reshape;
@@ -190,6 +191,9 @@ impl<'a> Parser<'a> {
                 self.data_cmd(&name, at)
             }
             "where" => self.where_cmd(at),
+            "format" => self.format_cmd(),
+            "return" => self.return_cmd(at),
+            "appendpipe" => self.appendpipe_cmd(at),
             "eval" => self.eval_cmd(at),
             "fields" => self.fields_cmd(at),
             "table" => Ok(Command::Table(self.name_list(at, "table")?)),

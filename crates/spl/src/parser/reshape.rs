@@ -784,6 +784,7 @@ mod tests {
             func: "count".into(),
             field: None,
             alias: None,
+            eval: None,
         }
     }
 

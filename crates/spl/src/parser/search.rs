@@ -128,8 +128,13 @@ impl Parser<'_> {
         match t.kind {
             Tok::LParen => {
                 self.enter(t.span)?;
-                if self.peek(M)?.kind == Tok::RParen {
-                    return Err(ParseError::new("Empty parentheses.", t.span));
+                let close = self.peek(M)?;
+                if close.kind == Tok::RParen {
+                    // `()` matches everything, so `NOT ()` (what an empty subsearch becomes)
+                    // matches nothing, as in Splunk.
+                    self.pos = close.span.end;
+                    self.leave();
+                    return Ok(SearchExpr::And(Vec::new()));
                 }
                 let e = self.search_and()?;
                 if self.bump(M)?.kind != Tok::RParen {
@@ -504,7 +509,6 @@ mod tests {
         );
         assert_eq!(e("(a b"), ("Unbalanced parentheses.".into(), "("));
         assert_eq!(e("a b)"), ("Unbalanced parentheses.".into(), ")"));
-        assert_eq!(e("a ()"), ("Empty parentheses.".into(), "("));
         assert_eq!(e("a \"b c"), ("Unbalanced quotes.".into(), "\"b c"));
         assert_eq!(e("x= | head").0, "Missing a value after 'x='.".to_string());
         assert_eq!(

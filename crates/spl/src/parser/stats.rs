@@ -3,7 +3,7 @@
 
 use super::{parse_bool, parse_u64, unknown_option, Opt, Parser, Result};
 use crate::ast::{Agg, Command, Span, Stats, TimeSpan, TimeUnit, Timechart, Top};
-use crate::error::ParseError;
+use crate::error::{span, ParseError};
 use crate::lexer::{Mode, Tok};
 
 const M: Mode = Mode::Args;
@@ -208,10 +208,18 @@ impl Parser<'_> {
             }
         };
         let mut field = None;
+        let mut eval = None;
         let open = self.peek(M)?;
         if open.kind == Tok::LParen {
             self.pos = open.span.end;
-            field = Some(self.name("a field name")?.0);
+            let (e, paren) = self.peek2(M)?;
+            if self.is_word(&e, "eval") && paren.kind == Tok::LParen {
+                // `eval(<expr>)`: the parenthesized expression.
+                self.pos = e.span.end;
+                eval = Some(self.expr()?);
+            } else {
+                field = Some(self.name("a field name")?.0);
+            }
             let close = self.bump(M)?;
             if close.kind != Tok::RParen {
                 return Err(ParseError::new(
@@ -231,10 +239,20 @@ impl Parser<'_> {
             self.pos = next.span.end;
             alias = Some(self.name("a name after 'as'")?.0);
         }
+        if eval.is_some() && alias.is_none() {
+            return Err(ParseError::new(
+                format!(
+                    "You must specify a rename for the aggregation specifier on the dynamically evaluated field '{}'.",
+                    &self.src[t.span.start..self.pos]
+                ),
+                span(t.span.start, self.pos),
+            ));
+        }
         Ok(Agg {
             func: func.to_string(),
             field,
             alias,
+            eval,
         })
     }
 }
@@ -292,6 +310,7 @@ mod tests {
             func: func.into(),
             field: field.map(Into::into),
             alias: alias.map(Into::into),
+            eval: None,
         }
     }
 

@@ -21,6 +21,7 @@ pub(super) enum Ctx {
 
 pub(super) fn search(out: &mut String, e: &SearchExpr, ctx: Ctx) {
     match e {
+        SearchExpr::And(items) if items.is_empty() => out.push_str("()"),
         SearchExpr::And(items) | SearchExpr::Or(items) => {
             let is_and = matches!(e, SearchExpr::And(_));
             let parens = ctx == Ctx::Not || ctx == Ctx::Or || (is_and && ctx == Ctx::And);
