@@ -63,7 +63,8 @@ fn lower_aggs(aggs: &mut [Agg], next: &mut usize) -> Vec<(String, Expr)> {
     out
 }
 
-/// Lowers every expression argument of `stats`, `eventstats`, `streamstats` and `timechart`.
+/// Lowers every expression argument of `stats`, `eventstats`, `streamstats`, `timechart` and
+/// `chart`.
 pub fn lower(p: &mut Pipeline) {
     let mut next = 0;
     let mut i = 0;
@@ -71,6 +72,7 @@ pub fn lower(p: &mut Pipeline) {
         let (evals, keeps_rows) = match &mut p.commands[i] {
             Command::Stats(s) => (lower_aggs(&mut s.aggs, &mut next), false),
             Command::Timechart(t) => (lower_aggs(&mut t.aggs, &mut next), false),
+            Command::Chart(c) => (lower_aggs(&mut c.aggs, &mut next), false),
             Command::EventStats(s) => (lower_aggs(&mut s.aggs, &mut next), true),
             Command::StreamStats(s) => (lower_aggs(&mut s.stats.aggs, &mut next), true),
             _ => (Vec::new(), false),

@@ -23,6 +23,7 @@ pub use expand::Rewritten;
 pub use format::{format_rows, return_rows, subsearch_text};
 
 use crate::eval::EvalCtx;
+use crate::row::Row;
 use crate::run::{run_with, RunOptions, SearchRequest};
 use crate::SearchError;
 use lode_spl::ast::Pipeline;
@@ -97,8 +98,10 @@ pub fn prepare(
                 explain: false,
                 ..req.clone()
             };
-            let (rows, mut w) = run_subsearch(index_root, &sub, opts, maxout, maxtime)?;
+            let (mut rows, mut w) = run_subsearch(index_root, &sub, opts, maxout, maxtime)?;
             warnings.append(&mut w);
+            // Event rows give their search-time fields too, however they were read.
+            rows.iter_mut().for_each(Row::extract_all);
             Ok(subsearch_text(&rows))
         };
         let r = subsearch::resolve(&text, &mut run).map_err(|e| match e {

@@ -52,6 +52,8 @@ impl Op for FormatOp {
     }
 
     fn finish(&mut self, out: &mut Vec<Row>) -> Result<(), SearchError> {
+        // Event rows: their search-time fields are formatted too.
+        self.rows.iter_mut().for_each(Row::extract_all);
         let text = format_rows(&self.rows, &self.format);
         self.rows.clear();
         out.push(Row::from_fields([("search".to_string(), Value::Str(text))]));

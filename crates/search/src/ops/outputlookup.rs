@@ -52,7 +52,9 @@ impl OutputLookupOp {
         } else {
             Table::default()
         };
-        for r in &self.rows {
+        for r in &mut self.rows {
+            // Search-time fields are columns too.
+            r.extract_all();
             for (name, _) in r.fields() {
                 let internal = name.starts_with('_') && name != "_time";
                 if !internal && t.column(name).is_none() {

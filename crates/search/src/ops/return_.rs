@@ -37,6 +37,8 @@ impl Op for ReturnOp {
     }
 
     fn finish(&mut self, out: &mut Vec<Row>) -> Result<(), SearchError> {
+        // Event rows: their search-time fields can be returned too.
+        self.rows.iter_mut().for_each(Row::extract_all);
         let text = return_rows(&self.rows, &self.ret);
         self.rows.clear();
         out.push(Row::from_fields([("search".to_string(), Value::Str(text))]));
