@@ -15,6 +15,7 @@ pub mod limits;
 pub mod rest;
 pub mod routes;
 pub mod tls;
+pub mod web;
 
 pub use rustls;
 

@@ -12,8 +12,10 @@ pub mod indexes;
 pub mod inputs;
 pub mod jobs;
 pub mod output;
+pub mod saved;
 pub mod summary;
 pub mod users;
+pub mod views;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -376,6 +378,8 @@ pub fn router(state: RestState) -> Router {
                 &format!("{prefix}/data/inputs/http/{{name}}/{{action}}"),
                 post(inputs::one),
             );
+        r = saved::routes(r, prefix);
+        r = views::routes(r, prefix);
         for jobs in ["search/jobs", "search/v1/jobs", "search/v2/jobs"] {
             r = r
                 .route(&format!("{prefix}/{jobs}"), post(create_job).get(list_jobs))
