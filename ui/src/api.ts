@@ -29,6 +29,11 @@ export const session = {
   set(key: string, user: string) {
     sessionStorage.setItem("lode.key", key);
     sessionStorage.setItem("lode.user", user);
+    localStorage.setItem("lode.lastUser", user);
+  },
+  /// The user name last logged in with, to prefill the login form.
+  get lastUser(): string {
+    return localStorage.getItem("lode.lastUser") ?? "";
   },
   clear() {
     sessionStorage.removeItem("lode.key");

@@ -80,7 +80,7 @@ export function chart(type: ChartType, fields: string[], rows: Row[]): HTMLEleme
   if (type === "single") return single(box, series[0], rows);
   if (type === "pie") return pie(box, x, series[0], rows);
   const W = 900, H = 320, L = 60, R = 10, T = 10, B = 50;
-  const s = svg("svg", { viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: "none", class: "chart-svg", role: "img" });
+  const s = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart-svg", role: "img" });
   const stacked = type === "stacked" || type === "area";
   const values = rows.map((r) => series.map((f) => (isNaN(num(r[f])) ? 0 : num(r[f]))));
   const max = Math.max(1e-9, ...values.map((v) => (stacked ? v.reduce((a, b) => a + Math.max(0, b), 0) : Math.max(...v))));
@@ -104,8 +104,11 @@ export function chart(type: ChartType, fields: string[], rows: Row[]): HTMLEleme
     }
   }
   const n = rows.length;
-  const labelOf = (r: Row) => (x === "_time" ? fmtTime(cell(r[x])).slice(0, 16) : cell(r[x]));
-  const every = Math.max(1, Math.ceil(n / 10));
+  const labelOf = (r: Row) => (x === "_time" ? fmtTime(cell(r[x])).slice(5, 16) : cell(r[x]));
+  // As many labels as fit: ~7 px per character along x, one line height along y.
+  const longest = Math.min(20, Math.max(1, ...rows.map((r) => labelOf(r).length)));
+  const fit = horizontal ? Math.floor(plotH / 14) : Math.floor(plotW / (longest * 7 + 12));
+  const every = Math.max(1, Math.ceil(n / Math.max(1, fit)));
   rows.forEach((r, i) => {
     if (i % every) return;
     const t = svg("text", { class: "axis", "text-anchor": horizontal ? "end" : "middle" });

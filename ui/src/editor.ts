@@ -176,7 +176,9 @@ export function editor(opts: { onRun: () => void; placeholder?: string }): Edito
     suggest();
   });
   ta.addEventListener("scroll", () => (pre.scrollTop = ta.scrollTop));
-  ta.addEventListener("blur", () => setTimeout(closeMenu, 100));
+  // Closed a moment after the editor loses focus (so that a click on an item lands first), unless
+  // it has the focus again by then.
+  ta.addEventListener("blur", () => setTimeout(() => document.activeElement !== ta && closeMenu(), 150));
   ta.addEventListener("keydown", (e) => {
     if (!menu.hidden && items.length) {
       if (e.key === "ArrowDown" || e.key === "ArrowUp") {

@@ -91,7 +91,7 @@ function loginScreen(message?: string) {
   leave?.();
   leave = null;
   clear(app);
-  const user = h("input", { name: "username", autocomplete: "username", required: true, "aria-label": "User name", value: api.session.user ?? "" });
+  const user = h("input", { name: "username", autocomplete: "username", required: true, "aria-label": "User name", value: api.session.lastUser });
   const pass = h("input", { name: "password", type: "password", autocomplete: "current-password", required: true, "aria-label": "Password" });
   const msg = h("div", { class: "error-text", role: "alert", "data-testid": "login-message", text: message ?? "" });
   const btn = h("button", { class: "primary", type: "submit", text: "Log in" });

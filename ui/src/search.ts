@@ -72,6 +72,7 @@ export function searchPage(root: HTMLElement, params: URLSearchParams, navigate:
     syncUrl();
     clear(body);
     clear(actions);
+    clear(tabs);
     st.results = null;
     st.page = 0;
     status.textContent = "Checking syntax…";

@@ -233,21 +233,19 @@ fn answer(all: &[&Saved], user: &str, app: &str, json: bool, status: StatusCode)
         .into_response()
 }
 
-/// Checks and applies `p`'s settable keys to `s`.
-fn apply(s: &mut Saved, p: &[(String, String)]) -> Result<(), Response> {
+/// Checks and applies `p`'s settable keys to `s`; what is wrong otherwise.
+fn apply(s: &mut Saved, p: &[(String, String)]) -> Result<(), String> {
     for (k, v) in p {
         if matches!(k.as_str(), "name" | "output_mode") {
             continue;
         }
         if !settable(k) {
-            return Err(bad(&format!(
+            return Err(format!(
                 "Argument \"{k}\" is not supported by this handler."
-            )));
+            ));
         }
         if k == "search" && v.trim().is_empty() {
-            return Err(bad(
-                "Cannot create a saved search with an empty search string.",
-            ));
+            return Err("Cannot create a saved search with an empty search string.".into());
         }
         match s.keys.iter_mut().find(|(ok, _)| ok == k) {
             Some(slot) => slot.1 = v.clone(),
@@ -309,8 +307,8 @@ async fn collection(
         name,
         keys: Vec::new(),
     };
-    if let Err(r) = apply(&mut saved, &p) {
-        return r;
+    if let Err(e) = apply(&mut saved, &p) {
+        return bad(&e);
     }
     all.push(saved.clone());
     if let Err(e) = write(&file, &all) {
@@ -359,8 +357,8 @@ async fn one(
             answer(&[], &s.user, &app, json, StatusCode::OK)
         }
         Method::POST => {
-            if let Err(r) = apply(&mut all[i], &p) {
-                return r;
+            if let Err(e) = apply(&mut all[i], &p) {
+                return bad(&e);
             }
             if let Err(e) = write(&file, &all) {
                 return error(StatusCode::INTERNAL_SERVER_ERROR, "ERROR", &e.to_string());
