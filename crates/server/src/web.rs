@@ -99,7 +99,10 @@ pub fn router(api: Router) -> Router {
 }
 
 async fn asset(uri: Uri) -> Response {
-    let path = uri.path();
+    let path = match uri.path() {
+        "/" => "/index.html",
+        p => p,
+    };
     if let Some(body) = find(path) {
         let cache = if path.starts_with("/assets/") {
             IMMUTABLE
@@ -120,9 +123,8 @@ async fn asset(uri: Uri) -> Response {
     }
 }
 
-/// The embedded file at URL `path` (`/` is `/index.html`).
+/// The embedded file at URL `path`.
 fn find(path: &str) -> Option<&'static [u8]> {
-    let path = if path == "/" { "/index.html" } else { path };
     assets::ASSETS
         .iter()
         .find(|(p, _)| *p == path)

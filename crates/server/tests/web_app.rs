@@ -205,7 +205,7 @@ async fn app_saved_searches_dashboards_and_parser() {
     let (_, b) = call(&app, "GET", "/services/lode/dashboards", Some(&bob), "").await;
     assert_eq!(json(&b)["entry"].as_array().unwrap().len(), 0);
     for (bad, why) in [
-        ("not json", "not JSON"),
+        ("not json", "not a JSON dashboard"),
         (r#"{"panels":[]}"#, "title"),
         (r#"{"title":"t","panels":[{"title":"x"}]}"#, "search"),
     ] {
