@@ -3,7 +3,7 @@
 LODE_HOME ?= $(CURDIR)/lode-home
 CARGO ?= cargo
 
-.PHONY: demo test build bench fmt lint compat
+.PHONY: demo test build bench fmt lint compat ui e2e
 
 PYTHON ?= python3
 COMPAT_VENV ?= $(CURDIR)/.venv-compat
@@ -12,12 +12,13 @@ COMPAT_VENV ?= $(CURDIR)/.venv-compat
 demo:
 	$(CARGO) run --release -p lode -- --home "$(LODE_HOME)" demo
 
-## The whole test suite: formatting, lints, every crate's tests.
+## The whole test suite: formatting, lints, every crate's tests, real clients, the web app in a browser.
 test:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) test --workspace
 	$(MAKE) compat
+	$(MAKE) e2e
 
 ## Real Splunk clients (PyPI) against a real `lode serve`: compat/requirements.txt in a venv.
 compat:
@@ -36,3 +37,14 @@ bench: build
 
 fmt:
 	$(CARGO) fmt --all
+
+## The web app alone (cargo builds it too, through crates/server/build.rs).
+ui:
+	cd ui && npm ci --no-audit --no-fund && npm run build
+
+## The web app in a real browser (Debian's chromium, playwright-core): ui/e2e/run.mjs against a
+## fresh `lode serve`. UPDATE_SCREENSHOTS=1 rewrites docs/ui/*.png.
+e2e:
+	$(CARGO) build -p lode
+	cd ui && { test -d node_modules/playwright-core || npm ci --no-audit --no-fund; } && \
+		LODE_BIN="$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/lode" node e2e/run.mjs

@@ -169,6 +169,10 @@ pub struct ServeArgs {
     /// port of etc/apps/splunk_httpinput/local/inputs.conf, 8088).
     #[arg(long)]
     pub hec_listen: Option<String>,
+    /// Listen address of the web app (default: web.conf [settings] `server.socket_host` and
+    /// `httpport`, 127.0.0.1:8000; `startwebserver = 0` turns it off).
+    #[arg(long)]
+    pub web_listen: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -16,6 +16,7 @@ pub mod limits;
 pub mod rest;
 pub mod routes;
 pub mod tls;
+pub mod web;
 
 pub use rustls;
 

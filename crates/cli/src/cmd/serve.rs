@@ -1,5 +1,5 @@
-//! `lode serve`: holds the home, runs the pipeline and the HTTP API until Ctrl-C or SIGTERM,
-//! then drains requests, rolls hot buckets and exits.
+//! `lode serve`: holds the home, runs the pipeline, the HTTP API, the HTTP Event Collector and
+//! the web app until Ctrl-C or SIGTERM, then drains requests, rolls hot buckets and exits.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,7 +14,56 @@ use crate::exit::{CliError, CliResult, BUSY, CONFIG, FAILURE};
 const IDLE_CHECK: Duration = Duration::from_secs(10);
 
 pub fn run(home: &Home, args: ServeArgs) -> CliResult {
-    serve(home, args.listen, args.hec_listen, |_| {})
+    serve_all(home, args.listen, args.hec_listen, args.web_listen, |_| {})
+}
+
+/// The web app's socket and TLS settings, or `None` when it is off.
+struct WebApp {
+    listener: std::net::TcpListener,
+    url: String,
+    tls: Option<Arc<lode_server::rustls::ServerConfig>>,
+}
+
+/// Opens the web app's listener: `web_listen`, else web.conf's address. A busy default port is a
+/// warning (the API still serves), a busy explicit address an error.
+fn web_app(home: &Home, web_listen: Option<String>) -> CliResult<Option<WebApp>> {
+    let s =
+        lode_server::web::WebSettings::load(&home.etc()).map_err(|e| CliError::new(CONFIG, e))?;
+    if !s.enabled && web_listen.is_none() {
+        return Ok(None);
+    }
+    let explicit = web_listen.is_some();
+    let addr = web_listen.unwrap_or_else(|| s.listen.clone());
+    let listener = match std::net::TcpListener::bind(&addr) {
+        Ok(l) => l,
+        Err(e) if !explicit => {
+            eprintln!(
+                "lode: warning: the web app cannot listen on {addr}: {e}; serving without it (set --web-listen, or [settings] httpport in {})",
+                lode_server::web::WEB_CONF
+            );
+            return Ok(None);
+        }
+        Err(e) => {
+            return Err(CliError::new(
+                FAILURE,
+                format!("cannot listen on {addr} for the web app: {e}"),
+            ))
+        }
+    };
+    let tls = if s.ssl {
+        let (cert, key) = lode_server::tls::cert_files(home, &s.server_cert, &s.priv_key_path)
+            .map_err(|e| CliError::new(CONFIG, e))?;
+        Some(lode_server::tls::server_config(&cert, &key).map_err(|e| CliError::new(CONFIG, e))?)
+    } else {
+        None
+    };
+    let local = listener.local_addr()?;
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    Ok(Some(WebApp {
+        listener,
+        url: format!("{scheme}://{local}"),
+        tls,
+    }))
 }
 
 /// The HTTP Event Collector's socket, TLS settings and router, or `None` when disabled.
@@ -73,6 +122,17 @@ pub fn serve(
     hec_listen: Option<String>,
     on_ready: impl FnOnce(&str),
 ) -> CliResult {
+    serve_all(home, listen, hec_listen, None, on_ready)
+}
+
+/// [`serve`] with the web app's address.
+fn serve_all(
+    home: &Home,
+    listen: Option<String>,
+    hec_listen: Option<String>,
+    web_listen: Option<String>,
+    on_ready: impl FnOnce(&str),
+) -> CliResult {
     home.ensure_layout().map_err(|e| {
         CliError::new(
             FAILURE,
@@ -116,6 +176,7 @@ pub fn serve(
     let listen = listen.unwrap_or_else(|| node.server_settings().listen.clone());
     let node = Arc::new(node);
     let collector = collector(home, &node, &listen, hec_listen)?;
+    let web = web_app(home, web_listen)?;
     match lode_node::users::Users::ensure_admin(home) {
         Ok(Some(password)) => eprintln!(
             "lode: created user 'admin' with password {password} (shown once; set {} to choose it)",
@@ -175,6 +236,23 @@ pub fn serve(
             }
             None => None,
         };
+        let mut rest = lode_server::rest::RestState::new(state.clone(), addr.port());
+        rest.local_secret = Some(secret);
+        let web = match web {
+            Some(w) => {
+                eprintln!("lode: web app at {} (log in as admin)", w.url);
+                tracing::info!(url = %w.url, "web app started");
+                let router =
+                    lode_server::web::router(lode_server::api(state.clone(), rest.clone()));
+                Some(tokio::spawn(lode_server::tls::serve(
+                    w.listener,
+                    router,
+                    w.tls,
+                    stopped(stop_rx.clone()),
+                )))
+            }
+            None => None,
+        };
         on_ready(&url);
         let ticker_node = node.clone();
         let ticker = tokio::spawn(async move {
@@ -195,8 +273,6 @@ pub fn serve(
             lode_server::shutdown_signal().await;
             let _ = stop_tx.send(true);
         });
-        let mut rest = lode_server::rest::RestState::new(state.clone(), addr.port());
-        rest.local_secret = Some(secret);
         let router = lode_server::api(state, rest);
         match api_tls {
             Some((cfg, _)) => {
@@ -206,6 +282,13 @@ pub fn serve(
                 listener.set_nonblocking(true)?;
                 let listener = tokio::net::TcpListener::from_std(listener)?;
                 lode_server::serve_router(listener, router, stopped(stop_rx)).await?
+            }
+        }
+        if let Some(h) = web {
+            match h.await {
+                Ok(Err(e)) => tracing::error!(error = %e, "web app listener failed"),
+                Err(e) => tracing::error!(error = %e, "web app task failed"),
+                Ok(Ok(())) => {}
             }
         }
         if let Some(h) = hec {

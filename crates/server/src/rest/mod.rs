@@ -14,8 +14,10 @@ pub mod jobs;
 pub mod listing;
 pub mod output;
 pub mod roles;
+pub mod saved;
 pub mod summary;
 pub mod users;
+pub mod views;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -384,6 +386,8 @@ pub fn router(state: RestState) -> Router {
                 &format!("{prefix}/data/inputs/http/{{name}}/{{action}}"),
                 post(inputs::one),
             );
+        r = saved::routes(r, prefix);
+        r = views::routes(r, prefix);
         for jobs in ["search/jobs", "search/v1/jobs", "search/v2/jobs"] {
             r = r
                 .route(&format!("{prefix}/{jobs}"), post(create_job).get(list_jobs))
