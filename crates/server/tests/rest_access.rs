@@ -74,6 +74,18 @@ const ROUTES: &[(&str, &str)] = &[
     ("GET", "/services/data/inputs/http"),
     ("POST", "/services/data/inputs/http"),
     ("POST", "/services/data/inputs/http/x/disable"),
+    // The web app's endpoints (saved searches, syntax check, dashboards).
+    ("GET", "/services/saved/searches"),
+    ("POST", "/services/saved/searches"),
+    ("GET", "/servicesNS/admin/search/saved/searches/x"),
+    ("POST", "/services/saved/searches/x"),
+    ("DELETE", "/services/saved/searches/x"),
+    ("GET", "/services/search/parser"),
+    ("POST", "/services/search/parser"),
+    ("GET", "/services/lode/dashboards"),
+    ("GET", "/servicesNS/admin/search/lode/dashboards/x"),
+    ("POST", "/services/lode/dashboards/x"),
+    ("DELETE", "/services/lode/dashboards/x"),
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
