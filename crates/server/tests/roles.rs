@@ -5,15 +5,14 @@
 
 mod common;
 
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
-use base64::Engine;
-use http_body_util::BodyExt;
+use common::basic;
+
+use axum::http::StatusCode;
 use lode_node::users::Users;
 use lode_server::rest::RestState;
 use lode_server::AppState;
-use tower::ServiceExt;
 
+/// [`common::call`] with credentials.
 async fn call(
     app: &axum::Router,
     method: &str,
@@ -21,23 +20,7 @@ async fn call(
     auth: &str,
     body: &str,
 ) -> (StatusCode, String) {
-    let req = Request::builder()
-        .method(method)
-        .uri(uri)
-        .header("authorization", auth)
-        .body(Body::from(body.to_string()))
-        .unwrap();
-    let resp = app.clone().oneshot(req).await.unwrap();
-    let status = resp.status();
-    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
-    (status, String::from_utf8_lossy(&bytes).into_owned())
-}
-
-fn basic(user: &str, pass: &str) -> String {
-    format!(
-        "Basic {}",
-        base64::engine::general_purpose::STANDARD.encode(format!("{user}:{pass}"))
-    )
+    common::call(app, method, uri, Some(auth), body).await
 }
 
 fn enc(q: &str) -> String {

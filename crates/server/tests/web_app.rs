@@ -3,42 +3,12 @@
 
 mod common;
 
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
-use base64::Engine;
-use http_body_util::BodyExt;
+use common::{basic, call};
+
+use axum::http::StatusCode;
 use lode_node::users::Users;
 use lode_server::rest::RestState;
 use lode_server::AppState;
-use tower::ServiceExt;
-
-async fn call(
-    app: &axum::Router,
-    method: &str,
-    uri: &str,
-    auth: Option<&str>,
-    body: &str,
-) -> (StatusCode, String) {
-    let mut req = Request::builder().method(method).uri(uri);
-    if let Some(a) = auth {
-        req = req.header("authorization", a);
-    }
-    let resp = app
-        .clone()
-        .oneshot(req.body(Body::from(body.to_string())).unwrap())
-        .await
-        .unwrap();
-    let status = resp.status();
-    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
-    (status, String::from_utf8_lossy(&bytes).into_owned())
-}
-
-fn basic(user: &str, pass: &str) -> String {
-    format!(
-        "Basic {}",
-        base64::engine::general_purpose::STANDARD.encode(format!("{user}:{pass}"))
-    )
-}
 
 fn json(body: &str) -> serde_json::Value {
     serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"))

@@ -41,6 +41,38 @@ pub fn node_with_buckets(buckets: usize, lines: usize) -> (tempfile::TempDir, Ar
     (dir, Arc::new(node))
 }
 
+/// Sends `method uri` with `body` (and an `Authorization` header when given) to `app`; returns
+/// the status and the body text.
+pub async fn call(
+    app: &axum::Router,
+    method: &str,
+    uri: &str,
+    auth: Option<&str>,
+    body: &str,
+) -> (StatusCode, String) {
+    let mut req = Request::builder().method(method).uri(uri);
+    if let Some(a) = auth {
+        req = req.header("authorization", a);
+    }
+    let resp = app
+        .clone()
+        .oneshot(req.body(Body::from(body.to_string())).unwrap())
+        .await
+        .unwrap();
+    let status = resp.status();
+    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+    (status, String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The `Authorization` value of HTTP Basic auth.
+pub fn basic(user: &str, pass: &str) -> String {
+    use base64::Engine;
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(format!("{user}:{pass}"))
+    )
+}
+
 /// GETs `uri` from `app`; returns the status and the body text.
 pub async fn get(app: &axum::Router, uri: &str) -> (StatusCode, String) {
     let resp = app
