@@ -199,8 +199,9 @@ impl Builder {
         meta
     }
 
-    /// Every chunk joined into one [`Columns`] with the dictionaries (what the warm writer
-    /// encodes).
+    /// Every chunk joined into one [`Columns`] with the dictionaries (what
+    /// [`Builder::encode_columns`] encodes without joining).
+    #[cfg(test)]
     pub fn columns(&self) -> Columns {
         let mut all = Columns::new();
         let n = self.len();
@@ -238,11 +239,62 @@ impl Builder {
         all
     }
 
+    /// Serialises `columns.dat` (what [`Builder::columns`] would encode) chunk by chunk, without
+    /// joining the chunks into a second copy.
+    pub fn encode_columns(&self, out: &mut Vec<u8>) -> std::io::Result<()> {
+        let [h, s, st] = &self.names;
+        crate::columns::file::encode_parts(self.chunks(), [h, s, st], out)
+    }
+
     /// The frozen chunks, then the open one.
     fn chunks(&self) -> impl Iterator<Item = &Columns> {
         self.chunks
             .iter()
             .map(|c| &**c)
             .chain(std::iter::once(&self.open))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Discard;
+    impl SliceSink for Discard {
+        fn put(&mut self, _n: u32, _raw: &[u8]) -> Result<(), StoreError> {
+            Ok(())
+        }
+    }
+
+    /// Encoding chunk by chunk gives the bytes of encoding the joined columns, for a partial
+    /// last chunk, an exact multiple of the chunk size and index-time fields in some events.
+    #[test]
+    fn chunked_columns_encode_like_joined() {
+        for n in [1, CHUNK_EVENTS - 1, CHUNK_EVENTS, 2 * CHUNK_EVENTS + 17] {
+            let mut b = Builder::new(7);
+            for i in 0..n {
+                let e = Event {
+                    time: 1_700_000_000_000_000 + (i as i64 % 97) * 1_000_000,
+                    index_time: 1_700_000_000,
+                    raw: format!("event {i} status={}", i % 5),
+                    host: format!("h{}", i % 3),
+                    source: "s".into(),
+                    sourcetype: format!("st{}", i % 2),
+                    index: "main".into(),
+                    linecount: 1,
+                    fields: if i % 7 == 0 {
+                        vec![("k".into(), format!("v{i}"))]
+                    } else {
+                        Vec::new()
+                    },
+                };
+                b.push(&e, &mut Discard).unwrap();
+            }
+            let mut joined = Vec::new();
+            b.columns().encode(&mut joined).unwrap();
+            let mut chunked = Vec::new();
+            b.encode_columns(&mut chunked).unwrap();
+            assert_eq!(joined, chunked, "{n} events");
+        }
     }
 }

@@ -53,7 +53,7 @@ fn write_rest(
     mut sink: JournalSink,
 ) -> Result<BucketMeta, StoreError> {
     builder.finish_slices(&mut sink)?;
-    let (cols, terms, meta) = (builder.columns(), &builder.terms, builder.meta());
+    let (terms, meta) = (&builder.terms, builder.meta());
     let (journal_len, slices, dict) = sink.finish()?;
     debug_assert_eq!(
         slices.iter().map(|s| s.clen as u64).sum::<u64>(),
@@ -66,7 +66,8 @@ fn write_rest(
     write_file(&dir.join(SLICES_FILE), &buf)?;
 
     buf.clear();
-    cols.encode(&mut buf)
+    builder
+        .encode_columns(&mut buf)
         .map_err(|e| StoreError::io(dir.join(COLUMNS_FILE), e))?;
     append_footer(&mut buf, magic::COLUMNS);
     write_file(&dir.join(COLUMNS_FILE), &buf)?;

@@ -69,44 +69,8 @@ impl Head {
 impl Columns {
     /// Serialises the `columns.dat` body (see the module docs).
     pub fn encode(&self, out: &mut Vec<u8>) -> std::io::Result<()> {
-        let base = out.len();
-        let mut comp = zstd::bulk::Compressor::new(ZSTD_LEVEL)?;
-        let mut raw = Vec::new();
-        let mut table = Vec::new();
-        let step = COLUMNS_BLOCK_EVENTS as usize;
-        let mut nblocks = 0u64;
-        for start in (0..self.len()).step_by(step) {
-            let range = start..(start + step).min(self.len());
-            raw.clear();
-            encode_block(self, range.clone(), &mut raw);
-            let z = comp.compress(&raw)?;
-            put_varint(&mut table, z.len() as u64);
-            put_varint(&mut table, raw.len() as u64);
-            table.extend_from_slice(&xxh3_64(&z).to_le_bytes());
-            let t = &self.times[range];
-            put_ivarint(&mut table, t.iter().copied().min().unwrap_or(0));
-            put_ivarint(&mut table, t.iter().copied().max().unwrap_or(0));
-            out.extend_from_slice(&z);
-            nblocks += 1;
-        }
-        let mut inner = Vec::with_capacity(table.len() + 64);
-        put_varint(&mut inner, self.len() as u64);
-        put_varint(&mut inner, COLUMNS_BLOCK_EVENTS as u64);
-        put_varint(&mut inner, nblocks);
-        inner.extend_from_slice(&table);
-        for d in [&self.hosts, &self.sources, &self.sourcetypes] {
-            put_varint(&mut inner, d.len() as u64);
-            d.iter().for_each(|s| put_str(&mut inner, s));
-        }
-        let head_start = out.len();
-        crate::packed::pack(&inner, out)?;
-        let head_sum = xxh3_64(&out[head_start..]);
-        let head_len = (out.len() - head_start) as u64;
-        out.extend_from_slice(&head_len.to_le_bytes());
-        out.extend_from_slice(&head_sum.to_le_bytes());
-        out.extend_from_slice(&COLUMNS_VERSION.to_le_bytes());
-        debug_assert!(out.len() > base);
-        Ok(())
+        let dicts = [&self.hosts[..], &self.sources[..], &self.sourcetypes[..]];
+        encode_parts(std::iter::once(self), dicts, out)
     }
 
     /// Parses and validates a whole body (every block checked and decoded).
@@ -277,4 +241,64 @@ pub fn decode_all(path: &Path, head: &Head, blocks: &[u8]) -> Result<Columns, St
     }
     [cols.hosts, cols.sources, cols.sourcetypes] = head.dicts.clone();
     Ok(cols)
+}
+
+/// Serialises the `columns.dat` body of `parts` laid end to end, with dictionaries `dicts`, without
+/// joining them first (a hot bucket's frozen chunks: a roll would otherwise hold a second copy of
+/// every column). Every part but the last must hold a whole number of blocks
+/// ([`COLUMNS_BLOCK_EVENTS`] events each) and its own `field_start` offsets (from its own blob);
+/// the parts' dictionary fields are ignored.
+pub fn encode_parts<'a>(
+    parts: impl Iterator<Item = &'a Columns>,
+    dicts: [&[String]; 3],
+    out: &mut Vec<u8>,
+) -> std::io::Result<()> {
+    let base = out.len();
+    let mut comp = zstd::bulk::Compressor::new(ZSTD_LEVEL)?;
+    let mut raw = Vec::new();
+    let mut table = Vec::new();
+    let step = COLUMNS_BLOCK_EVENTS as usize;
+    let mut nblocks = 0u64;
+    let mut events = 0usize;
+    let mut short = false;
+    for part in parts {
+        if part.is_empty() {
+            continue;
+        }
+        debug_assert!(!short, "only the last part may end in a partial block");
+        for start in (0..part.len()).step_by(step) {
+            let range = start..(start + step).min(part.len());
+            short |= range.len() < step;
+            raw.clear();
+            encode_block(part, range.clone(), &mut raw);
+            let z = comp.compress(&raw)?;
+            put_varint(&mut table, z.len() as u64);
+            put_varint(&mut table, raw.len() as u64);
+            table.extend_from_slice(&xxh3_64(&z).to_le_bytes());
+            let t = &part.times[range];
+            put_ivarint(&mut table, t.iter().copied().min().unwrap_or(0));
+            put_ivarint(&mut table, t.iter().copied().max().unwrap_or(0));
+            out.extend_from_slice(&z);
+            nblocks += 1;
+        }
+        events += part.len();
+    }
+    let mut inner = Vec::with_capacity(table.len() + 64);
+    put_varint(&mut inner, events as u64);
+    put_varint(&mut inner, COLUMNS_BLOCK_EVENTS as u64);
+    put_varint(&mut inner, nblocks);
+    inner.extend_from_slice(&table);
+    for d in dicts {
+        put_varint(&mut inner, d.len() as u64);
+        d.iter().for_each(|s| put_str(&mut inner, s));
+    }
+    let head_start = out.len();
+    crate::packed::pack(&inner, out)?;
+    let head_sum = xxh3_64(&out[head_start..]);
+    let head_len = (out.len() - head_start) as u64;
+    out.extend_from_slice(&head_len.to_le_bytes());
+    out.extend_from_slice(&head_sum.to_le_bytes());
+    out.extend_from_slice(&COLUMNS_VERSION.to_le_bytes());
+    debug_assert!(out.len() > base);
+    Ok(())
 }
