@@ -6,7 +6,7 @@ use lode_conf::{Conf, ConfError, Stanza, Warning};
 use lode_store::IndexConfig;
 
 /// `maxDataSize = auto`, in MB of raw data per hot bucket (see the shipped indexes.conf).
-pub const AUTO_MAX_DATA_MB: u64 = 256;
+pub const AUTO_MAX_DATA_MB: u64 = 128;
 
 /// Most pipeline sets a node runs (each costs four threads and a hot bucket per index).
 pub const MAX_PIPELINE_SETS: usize = 64;
@@ -171,7 +171,7 @@ pub fn load_server(etc: &Path) -> Result<(ServerSettings, Vec<Warning>), ConfErr
         listen: "127.0.0.1:8089".into(),
         pipeline_sets: 1,
         batch_events: 2048,
-        queue_capacity: 64,
+        queue_capacity: 4,
         search_max_concurrent: 0,
         search_max_queued: 256,
         search_bucket_cache_mb: 512,

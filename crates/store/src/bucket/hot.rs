@@ -36,7 +36,7 @@ use crate::wal;
 /// recompresses them for the journal (with its dictionary) anyway.
 const HOT_SLICE_LEVEL: i32 = 1;
 
-/// One completed slice, compressed (an uncompressed 256 MB hot bucket would be held in memory
+/// One completed slice, compressed (an uncompressed 128 MB hot bucket would be held in memory
 /// twice over while the next one fills during its roll).
 #[derive(Clone)]
 pub(crate) struct HotSlice {
