@@ -13,12 +13,14 @@
 //!   A multivalue field matches when one of its values does (`!=`: when none equals).
 //! * Time bounds are true here: the planner applies them to the time range.
 
+use crate::extract::json::{self, Found};
 use crate::extract::{self, kv};
 use crate::row::Row;
 use crate::value::{parse_num, Value};
 use lode_event::token::{is_major, is_minor, Tokenizer};
 use lode_spl::ast::{CmpOp, SearchExpr, Term};
 use lode_store::bucket::EventView;
+use std::borrow::Cow;
 use std::cell::RefCell;
 
 /// The tokens of one `_raw`, built on the first term of a [`matches`] call (buffers reused across
@@ -96,15 +98,30 @@ impl Subject for Row {
 }
 
 /// An event straight from a bucket, as [`Row::from_event`] would present it, answering the
-/// fields it can give without allocating: `_raw`, `host`, `source`, `sourcetype`, `index`,
-/// `splunk_server`, index-time fields, and search-time `key=value` fields of non-JSON events
-/// (found by [`kv::find`], which yields what extraction would give first). Numeric built-ins
-/// (`_time`, `linecount`, …), `punct` and JSON events are [`Undecided`].
+/// fields it can give without building the row: `_raw`, `host`, `source`, `sourcetype`,
+/// `index`, `splunk_server`, index-time fields, search-time `key=value` fields of non-JSON events
+/// (found by [`kv::find`], which yields what extraction would give first) and JSON fields (found
+/// by [`json::find`], which walks only the members on the way to the field). Numeric built-ins
+/// (`_time`, `linecount`, …), `punct` and JSON documents that repeat a key on the way to the
+/// field are [`Undecided`].
 pub struct EventSubject<'a> {
     /// The event.
-    pub view: &'a EventView<'a>,
+    view: &'a EventView<'a>,
     /// Its index.
-    pub index: &'a str,
+    index: &'a str,
+    /// The last JSON field found, as [`Field::Value`] refers to it.
+    json: Value,
+}
+
+impl<'a> EventSubject<'a> {
+    /// The subject of `view`, an event of index `index`.
+    pub fn new(view: &'a EventView<'a>, index: &'a str) -> Self {
+        EventSubject {
+            view,
+            index,
+            json: Value::Null,
+        }
+    }
 }
 
 impl Subject for EventSubject<'_> {
@@ -126,7 +143,29 @@ impl Subject for EventSubject<'_> {
                 if let Some((_, x)) = v.fields.iter().find(|(k, _)| k == name) {
                     x
                 } else if extract::is_json(v.raw, v.sourcetype) {
-                    return Err(Undecided);
+                    match json::find(v.raw, name) {
+                        // extract() falls back to key=value pairs.
+                        Found::NotJson => match kv::find(v.raw, name) {
+                            Some(x) => x,
+                            None => return Ok(Field::Missing),
+                        },
+                        Found::Undecided => return Err(Undecided),
+                        Found::Values(mut vals) => match vals.len() {
+                            0 => return Ok(Field::Missing),
+                            1 => match vals.pop().unwrap_or_default() {
+                                Cow::Borrowed(x) => x,
+                                Cow::Owned(x) => {
+                                    self.json = Value::Str(x);
+                                    return Ok(Field::Value(&self.json));
+                                }
+                            },
+                            _ => {
+                                let vals = vals.into_iter().map(|x| Value::Str(x.into_owned()));
+                                self.json = Value::Multi(vals.collect());
+                                return Ok(Field::Value(&self.json));
+                            }
+                        },
+                    }
                 } else {
                     match kv::find(v.raw, name) {
                         Some(x) => x,

@@ -161,22 +161,30 @@ fn newest_first_by_selection_equals_sorting() {
     }
 }
 
-/// Events for the in-place check: key=value text, JSON events (which the in-place check leaves
-/// to the full row), index-time fields, a `host=` key that the built-in `host` shadows, and
+/// Events for the in-place check: key=value text, JSON events (arrays, nested objects, escapes,
+/// a repeated key), index-time fields, a `host=` key that the built-in `host` shadows, and
 /// numbers.
 fn kv_corpus(root: &std::path::Path) {
     let base = 1_600_000_000i64;
-    let chunk = |b: usize, n: usize, roll: bool| Chunk {
+    let chunk = |b: usize, n: usize, roll: bool| {
+        Chunk {
         events: (0..n)
             .map(|i| {
                 let t = (base + (b * 3600 + i) as i64) * SEC;
                 let common = if i % 3 == 0 { " common" } else { "" };
                 let raw = match i % 4 {
                     0 => format!("seq{i}{common} k=v{} n={} host=zzz", i % 5, i % 11),
-                    1 => format!(
-                        r#"{{"k": "v{}", "n": {}, "seq": "seq{i}{common}"}}"#,
+                    1 if i % 8 == 5 => format!(
+                        r#"{{"k": ["v{}", "w1"], "n": {}, "o": {{"p": "a\"b"}}, "seq": "seq{i}{common}", "n": {}}}"#,
                         i % 5,
-                        i % 11
+                        i % 11,
+                        i % 3
+                    ),
+                    1 => format!(
+                        r#"{{"k": "v{}", "n": {}, "seq": "seq{i}{common}", "o": {{"p": {}.25}}}}"#,
+                        i % 5,
+                        i % 11,
+                        i % 2
                     ),
                     2 => format!("seq{i}{common} k=\"v{} quoted\" n={}.5", i % 5, i % 11),
                     _ => format!("seq{i}{common} other=1 k.x=v{}", i % 5),
@@ -190,6 +198,7 @@ fn kv_corpus(root: &std::path::Path) {
             })
             .collect(),
         roll,
+    }
     };
     write_index(root, "main", &[chunk(0, 6000, true), chunk(1, 300, false)]);
 }
@@ -214,6 +223,11 @@ fn events_checked_in_place_equal_full_rows() {
         "common (k=v2 OR n=4)",
         "k=\"v3 quoted\"",
         "common NOT missing=*",
+        "common k{}=w1",
+        "o.p=*",
+        "o.p>0.5",
+        "common n=2",
+        "k{}=v3",
     ] {
         for cmd in [
             "stats count",

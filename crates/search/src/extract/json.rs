@@ -5,7 +5,9 @@
 //! Leaves are strings as Splunk keeps them: numbers as written, `true`/`false`, `null`.
 
 use crate::value::Value;
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value as Json;
+use std::borrow::Cow;
 
 /// Parses `raw` as JSON and appends its fields to `out` (existing names are not replaced; new
 /// values for a path seen in this document are added as further values). Returns false when
@@ -74,6 +76,188 @@ fn add(out: &mut Vec<(String, Value)>, name: &str, v: Value, fresh: usize) {
     }
 }
 
+/// What [`find`] learned about one field of an event.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Found<'a> {
+    /// `raw` is not a JSON object or array ([`extract`] would return false).
+    NotJson,
+    /// The document repeats a key on the way to the field; [`extract`] keeps only the last
+    /// (serde_json's map), which this walk does not reproduce: build the row instead.
+    Undecided,
+    /// The values [`extract`] would give the field (empty: no such field).
+    Values(Vec<Cow<'a, str>>),
+}
+
+/// The values [`extract`] would give the field `name` of `raw`, without building the other
+/// fields: one pass that validates the whole document as serde_json does, descends only into
+/// members whose path can lead to `name` and borrows strings that have no escapes. Values come in
+/// document order (not [`extract`]'s key order, which only orders multivalues).
+pub fn find<'a>(raw: &'a str, name: &str) -> Found<'a> {
+    let doc = raw.trim();
+    if !(doc.starts_with('{') || doc.starts_with('[')) {
+        return Found::NotJson;
+    }
+    let mut st = FindState {
+        target: name,
+        path: String::new(),
+        out: Vec::new(),
+        repeated: false,
+    };
+    let mut de = serde_json::Deserializer::from_str(doc);
+    let ok = Node { st: &mut st }.deserialize(&mut de).is_ok() && de.end().is_ok();
+    match (ok, st.repeated) {
+        (false, _) => Found::NotJson,
+        (true, true) => Found::Undecided,
+        (true, false) => Found::Values(st.out),
+    }
+}
+
+struct FindState<'t, 'a> {
+    target: &'t str,
+    /// Path of the value being visited (`a.b{}`, as [`extract`] names fields).
+    path: String,
+    out: Vec<Cow<'a, str>>,
+    /// A key on the way to `target` occurred twice in one object.
+    repeated: bool,
+}
+
+impl FindState<'_, '_> {
+    /// Whether the value at `path` can hold a leaf named `target`.
+    fn leads(&self) -> bool {
+        self.target.starts_with(self.path.as_str())
+    }
+}
+
+/// Visits one value (a seed and its own visitor).
+struct Node<'s, 't, 'a> {
+    st: &'s mut FindState<'t, 'a>,
+}
+
+impl<'de, 's, 't> DeserializeSeed<'de> for Node<'s, 't, 'de> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl Node<'_, '_, '_> {
+    fn leaf(self, text: impl FnOnce() -> String) {
+        if self.st.path == self.st.target {
+            self.st.out.push(Cow::Owned(text()));
+        }
+    }
+}
+
+impl<'de, 's, 't> Visitor<'de> for Node<'s, 't, 'de> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<(), E> {
+        if self.st.path == self.st.target {
+            self.st.out.push(Cow::Borrowed(v));
+        }
+        Ok(())
+    }
+    fn visit_str<E>(self, v: &str) -> Result<(), E> {
+        self.leaf(|| v.to_string());
+        Ok(())
+    }
+    fn visit_string<E>(self, v: String) -> Result<(), E> {
+        self.leaf(|| v);
+        Ok(())
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<(), E> {
+        self.leaf(|| v.to_string());
+        Ok(())
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<(), E> {
+        self.leaf(|| Json::from(v).to_string());
+        Ok(())
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<(), E> {
+        self.leaf(|| Json::from(v).to_string());
+        Ok(())
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<(), E> {
+        // What serde_json's Value holds for a parsed float, printed as `extract` prints it.
+        self.leaf(|| {
+            serde_json::Number::from_f64(v)
+                .map_or(Json::Null, Json::Number)
+                .to_string()
+        });
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        self.leaf(|| "null".to_string());
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let base = self.st.path.len();
+        self.st.path.push_str("{}");
+        if self.st.leads() {
+            while seq.next_element_seed(Node { st: &mut *self.st })?.is_some() {}
+        } else {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+        }
+        self.st.path.truncate(base);
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let base = self.st.path.len();
+        // Keys of this object that lead to the target, to notice one given twice.
+        let mut leading: Vec<Cow<'de, str>> = Vec::new();
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            self.st.path.truncate(base);
+            if base > 0 {
+                self.st.path.push('.');
+            }
+            self.st.path.push_str(&key);
+            if self.st.leads() {
+                if leading.contains(&key) {
+                    self.st.repeated = true;
+                }
+                leading.push(key);
+                map.next_value_seed(Node { st: &mut *self.st })?;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        self.st.path.truncate(base);
+        Ok(())
+    }
+}
+
+/// An object key, borrowed from the text when it has no escapes.
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Cow<'de, str>, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an object key")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(v))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +294,106 @@ mod tests {
         assert!(extract(r#"{"host":"h2","x":"1"}"#, &mut out));
         assert_eq!(get(&out, "host"), Some(&s("h1")));
         assert_eq!(get(&out, "x"), Some(&s("1")));
+    }
+
+    /// `find`'s values as a set, against `extract`'s field of the same name.
+    fn agree(raw: &str, name: &str) {
+        let mut out = Vec::new();
+        let parsed = extract(raw, &mut out);
+        match find(raw, name) {
+            Found::NotJson => assert!(!parsed, "{raw}"),
+            Found::Undecided => assert!(parsed, "{raw}"),
+            Found::Values(vals) => {
+                assert!(parsed, "{raw}");
+                let mut got: Vec<String> = vals.iter().map(|v| v.to_string()).collect();
+                let mut want: Vec<String> = get(&out, name)
+                    .map(|v| v.iter_values().map(|x| x.as_str().to_string()).collect())
+                    .unwrap_or_default();
+                got.sort();
+                want.sort();
+                assert_eq!(got, want, "{name} in {raw}");
+            }
+        }
+    }
+
+    #[test]
+    fn find_agrees_with_extract() {
+        let doc = r#" {"a":{"b":{"c":1.50}},"tags":["x","y"],"items":[{"id":1},{"id":2e0}],"ok":true,"n":null,"a.b":{"c":"q\"z"},"esc\u0041":"v","big":18446744073709551615,"neg":-3} "#;
+        for name in [
+            "a.b.c",
+            "tags",
+            "tags{}",
+            "items{}.id",
+            "ok",
+            "n",
+            "escA",
+            "big",
+            "neg",
+            "a",
+            "a.b",
+            "missing",
+            "{}",
+            "",
+        ] {
+            agree(doc, name);
+        }
+        agree(r#"[{"a":1},{"a":2},3]"#, "{}.a");
+        agree(r#"[{"a":1},{"a":2},3]"#, "{}");
+        agree(r#"{"m":[[1,2],[3]]}"#, "m{}{}");
+        agree("{oops", "oops");
+        agree("42", "x");
+        agree(r#"{"a":1} trailing"#, "a");
+        agree(r#"{"a":1,"b":[1,2,}"#, "a");
+        // A repeated key on the path: extract keeps the last.
+        assert_eq!(find(r#"{"a":1,"a":2}"#, "a"), Found::Undecided);
+        assert_eq!(
+            find(r#"{"a":{"b":1},"a":{"b":2}}"#, "a.b"),
+            Found::Undecided
+        );
+        // Repeated keys elsewhere do not matter.
+        agree(r#"{"x":1,"x":2,"a":"v"}"#, "a");
+        // Strings without escapes are borrowed.
+        match find(r#"{"a":"plain"}"#, "a") {
+            Found::Values(v) => assert!(matches!(v[0], Cow::Borrowed("plain"))),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+        use proptest::{collection, sample};
+
+        fn json() -> impl Strategy<Value = String> {
+            let key = sample::select(vec!["a", "b", "a.b", "c", "t", "A", "b\\n"]);
+            let leaf = prop_oneof![
+                Just("null".to_string()),
+                Just("true".to_string()),
+                any::<i32>().prop_map(|n| n.to_string()),
+                (any::<i16>(), 0u8..4).prop_map(|(n, e)| format!("{n}.5e{e}")),
+                "[a-z\\\"]{0,4}"
+                    .prop_map(|s| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))),
+            ];
+            leaf.prop_recursive(4, 24, 4, move |inner| {
+                prop_oneof![
+                    collection::vec(inner.clone(), 0..4).prop_map(|v| format!("[{}]", v.join(","))),
+                    collection::vec((key.clone(), inner), 0..4).prop_map(|v| {
+                        let members: Vec<String> =
+                            v.into_iter().map(|(k, x)| format!("\"{k}\":{x}")).collect();
+                        format!("{{{}}}", members.join(","))
+                    }),
+                ]
+            })
+        }
+
+        proptest! {
+            #[test]
+            fn find_is_extract(doc in json(), name in sample::select(vec![
+                "a", "b", "a.b", "a.b.c", "c", "t{}", "a{}", "{}.a", "a.a", "b{}.a.b", "A", "{}", "b\\n",
+            ])) {
+                agree(&doc, name);
+            }
+        }
     }
 
     #[test]

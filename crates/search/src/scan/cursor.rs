@@ -271,7 +271,7 @@ impl Cursor {
                     let index = &*src.index;
                     let decided = match clause {
                         None => Ok(true),
-                        Some(c) => matcher::matches_event(c, &mut EventSubject { view: &v, index }),
+                        Some(c) => matcher::matches_event(c, &mut EventSubject::new(&v, index)),
                     };
                     let row = match decided {
                         Ok(false) => None,
