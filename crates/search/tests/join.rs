@@ -196,6 +196,21 @@ fn event_results_keep_their_order_and_fields() {
 }
 
 #[test]
+fn after_generating_commands_too() {
+    let h = Home::new();
+    let (rows, _) = h.csv(
+        "| tstats count where index=main | append [| tstats count where index=secret]",
+        &h.opts(),
+    );
+    assert_eq!(rows, ["count", "4", "2"]);
+    let (rows, _) = h.csv(
+        "| makeresults | eval user=\"bob\" | join user [search index=secret] | table user clearance",
+        &h.opts(),
+    );
+    assert_eq!(rows, ["user,clearance", "bob,low"]);
+}
+
+#[test]
 fn errors_are_clear() {
     let h = Home::new();
     assert!(h
