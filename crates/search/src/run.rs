@@ -178,7 +178,8 @@ pub(crate) fn run_pipeline(
         latest: plan.range.latest,
         tz: req.tz,
     };
-    let exec = Executor::with_limits(&plan.rest, ctx, opts.limits)?;
+    let runner = crate::compose::runner::SubsearchRunner::new(index_root, req, opts);
+    let exec = Executor::with_runner(&plan.rest, ctx, opts.limits, Some(&runner))?;
     let mut stats = SearchStats {
         transforming: exec.is_transforming(),
         ..SearchStats::default()
@@ -188,7 +189,7 @@ pub(crate) fn run_pipeline(
     let split = if time_ordered || req.force_scan {
         None
     } else {
-        Split::new(&plan.rest, ctx, opts.limits)?
+        Split::with_runner(&plan.rest, ctx, opts.limits, Some(&runner))?
     };
     let pipelines = opts.pipelines();
     // The count pushdown feeds partial states: batch mode only.
@@ -279,5 +280,6 @@ pub(crate) fn run_pipeline(
         Some(split) => scan::scan_batch(&sctx, &plan.indexes, split, pipelines, emit, &mut stats)?,
         None => scan::scan(&sctx, &plan.indexes, exec, emit, &mut stats)?,
     }
+    stats.warnings.extend(runner.take_warnings());
     Ok(stats)
 }

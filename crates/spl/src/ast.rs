@@ -6,6 +6,7 @@
 //! `parse(print(ast)) == ast` holds for every tree the parser produces.
 
 pub mod data;
+pub mod join;
 
 /// Byte range in the search text, for error messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -35,6 +36,14 @@ pub enum Command {
     Data(data::DataCommand),
     /// `where <expr>`: keep rows where the expression is true.
     Where(Expr),
+    /// `append [options] [subsearch]`: the subsearch's rows after the results.
+    Append(join::Append),
+    /// `appendcols [override=f] [options] [subsearch]`: row i of the subsearch merged into row i.
+    AppendCols(join::Append),
+    /// `union [options] <dataset>…`: the datasets' rows after the results.
+    Union(join::Union),
+    /// `join [type=…] [max=N] [overwrite=t] [fields] [subsearch]`.
+    Join(join::Join),
     /// `format [mvsep=…] [maxresults=N] ["(" "(" "AND" ")" "OR" ")"] [emptystr=…]`: the results
     /// as one row whose `search` field is a boolean search string (what a subsearch expands to).
     Format(Format),

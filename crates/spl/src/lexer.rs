@@ -151,7 +151,7 @@ pub(crate) fn lex(src: &str, pos: usize, mode: Mode) -> Result<Token, ParseError
 
 /// Past whitespace and ```` ```comments``` ```` starting at `pos`; an unclosed comment is an
 /// error naming where it opens.
-fn skip_blank(src: &str, pos: usize) -> Result<usize, ParseError> {
+pub(crate) fn skip_blank(src: &str, pos: usize) -> Result<usize, ParseError> {
     let mut i = pos;
     while i < src.len() {
         if src[i..].starts_with(COMMENT) {

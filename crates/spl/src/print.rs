@@ -10,6 +10,7 @@ use std::fmt::Write;
 mod clause;
 mod compose;
 mod data;
+mod join;
 mod reshape;
 
 use crate::ast::{Agg, Command, Expr, Pipeline, SortKey, SortMode, TimeUnit, Timechart, Top};
@@ -48,6 +49,9 @@ fn command(out: &mut String, c: &Command) {
         Command::Where(e) => {
             out.push_str("where ");
             expr(out, e, 0);
+        }
+        Command::Append(_) | Command::AppendCols(_) | Command::Union(_) | Command::Join(_) => {
+            join::join(out, c)
         }
         Command::Format(f) => compose::format(out, f),
         Command::Return(r) => compose::return_(out, r),

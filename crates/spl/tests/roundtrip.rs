@@ -24,6 +24,34 @@ fn name() -> impl Strategy<Value = String> {
     ]
 }
 
+/// The text of a `[ … ]` subsearch (trimmed, as the parser keeps it).
+fn subsearch() -> impl Strategy<Value = join::Subsearch> {
+    prop_oneof![
+        Just("search a b"),
+        Just("| makeresults count=2"),
+        Just("index=web \"x]\" | stats count by host"),
+        Just("search a [search b | fields h] | head 1"),
+    ]
+    .prop_map(|t| join::Subsearch { text: t.into() })
+}
+
+fn sub_options() -> impl Strategy<Value = join::SubOptions> {
+    (
+        proptest::option::of(any::<u64>()),
+        proptest::option::of(any::<u64>()),
+        proptest::option::of(any::<u64>()),
+        proptest::option::of(any::<bool>()),
+    )
+        .prop_map(
+            |(maxtime, maxout, timeout, extendtimerange)| join::SubOptions {
+                maxtime,
+                maxout,
+                timeout,
+                extendtimerange,
+            },
+        )
+}
+
 fn cmp_op() -> impl Strategy<Value = CmpOp> {
     prop_oneof![
         Just(CmpOp::Eq),
@@ -239,6 +267,51 @@ fn command() -> impl Strategy<Value = Command> {
             .prop_map(|e| Command::Search(Some(e))),
         Just(Command::Search(None)),
         expr().prop_map(Command::Where),
+        (subsearch(), sub_options(), any::<bool>(), any::<bool>()).prop_map(
+            |(sub, options, cols, override_)| {
+                let a = join::Append {
+                    options,
+                    override_: cols && override_,
+                    sub,
+                };
+                if cols {
+                    Command::AppendCols(a)
+                } else {
+                    Command::Append(a)
+                }
+            }
+        ),
+        (
+            sub_options(),
+            vec(
+                prop_oneof![
+                    subsearch().prop_map(join::Dataset::Subsearch),
+                    name().prop_map(join::Dataset::Index)
+                ],
+                1..4
+            )
+        )
+            .prop_map(|(options, datasets)| Command::Union(join::Union { options, datasets })),
+        (
+            prop_oneof![
+                Just(join::JoinType::Inner),
+                Just(join::JoinType::Left),
+                Just(join::JoinType::Outer)
+            ],
+            any::<u64>(),
+            any::<bool>(),
+            vec(name(), 0..3),
+            subsearch()
+        )
+            .prop_map(|(kind, max, overwrite, fields, sub)| {
+                Command::Join(join::Join {
+                    kind,
+                    max,
+                    overwrite,
+                    fields,
+                    sub,
+                })
+            }),
         vec((name(), expr()), 1..3).prop_map(Command::Eval),
         (any::<bool>(), vec(name(), 1..4))
             .prop_map(|(remove, fields)| Command::Fields { remove, fields }),

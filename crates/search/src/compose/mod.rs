@@ -13,6 +13,7 @@ mod eval_aggs;
 mod expand;
 mod format;
 pub mod macros;
+pub mod runner;
 mod subsearch;
 
 use std::path::Path;
@@ -150,7 +151,7 @@ fn subsearch_limits(opts: &RunOptions) -> Result<(usize, Duration), SearchError>
 }
 
 /// Runs one subsearch: its first `maxout` rows and the warnings to show.
-fn run_subsearch(
+pub(crate) fn run_subsearch(
     index_root: &Path,
     sub: &SearchRequest,
     opts: &RunOptions,

@@ -2,8 +2,9 @@
 //! index) and passes them on. Searches cannot write, so the caller lends a [`CollectSink`]
 //! (the node) through [`crate::run::RunOptions::collect`]; without one, `collect` fails.
 //!
-//! Lode runs `collect` only as the LAST command: [`take`] removes it from the pipeline and
-//! [`Collector`] writes each batch of final rows. A row with `_raw` keeps it; any other row
+//! The LAST command's `collect`: [`take`] removes it from the pipeline and [`Collector`] writes
+//! each batch of final rows. Anywhere else it is an operator (`crate::ops::collect`) that writes
+//! the rows passing through and hands them on. A row with `_raw` keeps it; any other row
 //! becomes Splunk's `stash` text: `MM/DD/YYYY HH:MM:SS +0000, key="value", …` (internal fields
 //! left out, a multivalue field repeated per value), then `marker`. `_time` is the row's
 //! (or the search start).
@@ -48,17 +49,9 @@ impl PartialEq for CollectHandle {
 
 impl Eq for CollectHandle {}
 
-/// Removes a trailing `collect` from `p`; a `collect` anywhere else is an error.
+/// Removes a trailing `collect` from `p` (one before the last command stays: it runs as an
+/// operator that writes its input and passes it on).
 pub fn take(p: &mut Pipeline) -> Result<Option<Collect>, SearchError> {
-    let last = p.commands.len().saturating_sub(1);
-    for (i, c) in p.commands.iter().enumerate() {
-        if matches!(c, Command::Data(DataCommand::Collect(_))) && i != last {
-            return Err(SearchError::User(
-                "Error in 'collect' command: Lode runs collect only as the last command of a search."
-                    .into(),
-            ));
-        }
-    }
     match p.commands.last() {
         Some(Command::Data(DataCommand::Collect(_))) if p.commands.len() > 1 => {
             match p.commands.pop() {

@@ -16,6 +16,7 @@ use std::path::Path;
 use lode_spl::ast::data::DataCommand;
 use lode_spl::ast::{Command, Pipeline};
 
+use crate::compose::runner::SubsearchRunner;
 use crate::ops::{ExecContext, Executor, Flow};
 use crate::plan::time;
 use crate::row::Row;
@@ -74,9 +75,13 @@ fn dispatch(
     }
 }
 
-/// Whether `p` starts with a generating command.
+/// Whether `p` starts with a generating command (`union` generates when it comes first).
 pub fn leads(p: &Pipeline) -> bool {
-    matches!(p.commands.first(), Some(Command::Data(d)) if d.is_generating())
+    match p.commands.first() {
+        Some(Command::Data(d)) => d.is_generating(),
+        Some(Command::Union(_)) => true,
+        _ => false,
+    }
 }
 
 /// Runs a pipeline whose first command is generating (see [`leads`]).
@@ -87,6 +92,9 @@ pub fn run(
     mut pipeline: Pipeline,
     emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
 ) -> Result<SearchStats, SearchError> {
+    if matches!(pipeline.commands.first(), Some(Command::Union(_))) {
+        return union_first(index_root, req, opts, pipeline, emit);
+    }
     let Command::Data(first) = pipeline.commands.remove(0) else {
         return Err(SearchError::User(
             "internal: not a generating command".into(),
@@ -108,7 +116,8 @@ pub fn run(
     if let DataCommand::Tstats(t) = &first {
         return tstats::run(index_root, req, opts, t, pipeline.commands, ctx, emit);
     }
-    let exec = Executor::with_limits(&pipeline.commands, ctx, opts.limits)?;
+    let runner = SubsearchRunner::new(index_root, req, opts);
+    let exec = Executor::with_runner(&pipeline.commands, ctx, opts.limits, Some(&runner))?;
     let mut stats = SearchStats {
         transforming: exec.is_transforming(),
         ..SearchStats::default()
@@ -144,6 +153,44 @@ pub fn run(
         }
     };
     feed(exec, rows, emit, &mut stats)?;
+    stats.warnings.extend(runner.take_warnings());
+    Ok(stats)
+}
+
+/// `| union <dataset>…`: the datasets' rows, in order, feed the rest of the pipeline.
+fn union_first(
+    index_root: &Path,
+    req: &SearchRequest,
+    opts: &RunOptions,
+    pipeline: Pipeline,
+    emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
+) -> Result<SearchStats, SearchError> {
+    let range = time::resolve_range(
+        req.earliest.as_deref(),
+        req.latest.as_deref(),
+        None,
+        req.now,
+        req.tz,
+    )?;
+    let ctx = ExecContext {
+        now: req.now,
+        earliest: range.earliest,
+        latest: range.latest,
+        tz: req.tz,
+    };
+    let runner = SubsearchRunner::new(index_root, req, opts);
+    let exec = Executor::with_runner(&pipeline.commands, ctx, opts.limits, Some(&runner))?;
+    let mut stats = SearchStats {
+        transforming: exec.is_transforming(),
+        ..SearchStats::default()
+    };
+    if req.explain {
+        stats
+            .explain
+            .push("generating: union (datasets run as subsearches, no bucket scan)".into());
+    }
+    feed(exec, Vec::new(), emit, &mut stats)?;
+    stats.warnings.extend(runner.take_warnings());
     Ok(stats)
 }
 

@@ -100,7 +100,8 @@ pub fn run(
     if binned {
         rows = unpivot(rows, t, others.first().map(String::as_str));
     }
-    let exec = Executor::with_limits(&rest, ctx, opts.limits)?;
+    let runner = crate::compose::runner::SubsearchRunner::new(index_root, req, opts);
+    let exec = Executor::with_runner(&rest, ctx, opts.limits, Some(&runner))?;
     stats.rows_out = 0;
     stats.transforming = true;
     if req.explain {
@@ -115,6 +116,7 @@ pub fn run(
         );
     }
     feed(exec, rows, emit, &mut stats)?;
+    stats.warnings.extend(runner.take_warnings());
     Ok(stats)
 }
 

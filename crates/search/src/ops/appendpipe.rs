@@ -4,6 +4,7 @@
 
 use super::limits::{exceeded, Limits};
 use super::{ExecContext, Executor, Flow, Op};
+use crate::compose::runner::SubsearchRunner;
 use crate::error::SearchError;
 use crate::row::Row;
 use lode_spl::ast::Command;
@@ -18,9 +19,14 @@ pub struct AppendPipeOp {
 
 impl AppendPipeOp {
     /// `appendpipe [sub]`.
-    pub fn new(sub: &[Command], ctx: ExecContext, limits: Limits) -> Result<Self, SearchError> {
+    pub fn new(
+        sub: &[Command],
+        ctx: ExecContext,
+        limits: Limits,
+        runner: Option<&SubsearchRunner>,
+    ) -> Result<Self, SearchError> {
         Ok(AppendPipeOp {
-            sub: Some(Executor::with_limits(sub, ctx, limits)?),
+            sub: Some(Executor::with_runner(sub, ctx, limits, runner)?),
             limits,
             rows: Vec::new(),
         })

@@ -9,10 +9,13 @@
 
 mod accum;
 mod addtotals;
+mod append;
+mod appendcols;
 mod appendpipe;
 mod autoregress;
 mod bin;
 mod chart;
+mod collect;
 mod convert;
 mod data;
 mod dedup;
@@ -28,6 +31,7 @@ mod format;
 mod glob;
 mod head;
 pub(crate) mod inputlookup;
+mod join;
 mod limits;
 mod lookup;
 mod makemv;
@@ -55,6 +59,7 @@ mod tail;
 pub(crate) mod timechart;
 mod top;
 mod transaction;
+mod union;
 mod uniq;
 mod where_;
 mod xmlkv;
@@ -63,9 +68,11 @@ pub use limits::Limits;
 pub use partial::Partial;
 pub use split::{FinalExec, PartialExec, Split};
 
+use crate::compose::runner::SubsearchRunner;
 use crate::error::SearchError;
 use crate::row::Row;
 use lode_event::Micros;
+use lode_spl::ast::data::DataCommand;
 use lode_spl::ast::Command;
 
 /// What a search run knows about its context.
@@ -126,9 +133,20 @@ impl Executor {
         ctx: ExecContext,
         limits: Limits,
     ) -> Result<Executor, SearchError> {
+        Executor::with_runner(commands, ctx, limits, None)
+    }
+
+    /// Builds the operators with explicit memory limits and the runner of nested searches
+    /// (`append`, `join`, … and a mid-pipeline `collect` need one; `None` makes them fail).
+    pub fn with_runner(
+        commands: &[Command],
+        ctx: ExecContext,
+        limits: Limits,
+        runner: Option<&SubsearchRunner>,
+    ) -> Result<Executor, SearchError> {
         let mut ops: Vec<Box<dyn Op>> = Vec::with_capacity(commands.len());
         for c in commands {
-            ops.push(build(c, ctx, limits)?);
+            ops.push(build(c, ctx, limits, runner)?);
         }
         Ok(Executor::from_ops(
             ops,
@@ -224,15 +242,30 @@ fn is_transforming(c: &Command) -> bool {
     )
 }
 
-/// The operator of one command.
-fn build(c: &Command, ctx: ExecContext, limits: Limits) -> Result<Box<dyn Op>, SearchError> {
+/// The operator of one command (`runner` runs the nested searches of those that have one).
+fn build(
+    c: &Command,
+    ctx: ExecContext,
+    limits: Limits,
+    runner: Option<&SubsearchRunner>,
+) -> Result<Box<dyn Op>, SearchError> {
+    // A `collect` that is not the last command (the last one wraps the output instead).
+    if let Command::Data(DataCommand::Collect(col)) = c {
+        return Ok(Box::new(collect::CollectOp::new(col, runner)?));
+    }
     let op: Box<dyn Op> = match c {
         Command::Search(expr) => Box::new(search::SearchOp::new(expr.clone())),
         Command::Data(d) => data::build(d, limits)?,
         Command::Where(e) => Box::new(where_::WhereOp::new(e.clone(), ctx)?),
+        Command::Append(a) => Box::new(append::AppendOp::new(a, runner)),
+        Command::AppendCols(a) => Box::new(appendcols::AppendColsOp::new(a, runner)),
+        Command::Union(u) => Box::new(union::UnionOp::new(u, runner)),
+        Command::Join(j) => Box::new(join::JoinOp::new(j, limits, runner)?),
         Command::Format(f) => Box::new(format::FormatOp::new(f.clone(), limits)),
         Command::Return(r) => Box::new(return_::ReturnOp::new(r.clone())),
-        Command::AppendPipe(sub) => Box::new(appendpipe::AppendPipeOp::new(sub, ctx, limits)?),
+        Command::AppendPipe(sub) => {
+            Box::new(appendpipe::AppendPipeOp::new(sub, ctx, limits, runner)?)
+        }
         Command::Eval(a) => Box::new(eval::EvalOp::new(a.clone(), ctx)?),
         Command::Fields { remove, fields } => {
             Box::new(fields::FieldsOp::new(*remove, fields.clone()))

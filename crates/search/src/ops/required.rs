@@ -34,6 +34,10 @@ pub fn required_fields(commands: &[Command]) -> Option<Vec<String>> {
                 fields_of(e, &mut v);
                 v
             }
+            // The subsearch may bring any field; joined fields are read from the rows.
+            Command::Append(_) | Command::AppendCols(_) | Command::Union(_) | Command::Join(_) => {
+                return None
+            }
             // They read whatever fields the rows have.
             Command::Format(_) | Command::Return(_) | Command::AppendPipe(_) => return None,
             Command::Eval(a) => {

@@ -9,6 +9,7 @@
 use super::limits::Limits;
 use super::partial::Partial;
 use super::{build, ExecContext, Executor, Op};
+use crate::compose::runner::SubsearchRunner;
 use crate::error::SearchError;
 use crate::plan::order::split_point;
 use crate::row::Row;
@@ -25,6 +26,8 @@ pub struct Split {
     rest: Vec<Command>,
     ctx: ExecContext,
     limits: Limits,
+    /// Runs the nested searches of the rest (`append`, `join`, …).
+    runner: Option<SubsearchRunner>,
 }
 
 impl Split {
@@ -36,6 +39,16 @@ impl Split {
         ctx: ExecContext,
         limits: Limits,
     ) -> Result<Option<Split>, SearchError> {
+        Split::with_runner(commands, ctx, limits, None)
+    }
+
+    /// [`Split::new`] with the runner of nested searches (see [`Executor::with_runner`]).
+    pub fn with_runner(
+        commands: &[Command],
+        ctx: ExecContext,
+        limits: Limits,
+        runner: Option<&SubsearchRunner>,
+    ) -> Result<Option<Split>, SearchError> {
         let Some(at) = split_point(commands) else {
             return Ok(None);
         };
@@ -45,6 +58,7 @@ impl Split {
             rest: commands[at + 1..].to_vec(),
             ctx,
             limits,
+            runner: runner.cloned(),
         };
         split.worker()?;
         split.final_exec()?;
@@ -67,7 +81,7 @@ impl Split {
         let rest = self
             .rest
             .iter()
-            .map(|c| build(c, self.ctx, self.limits))
+            .map(|c| build(c, self.ctx, self.limits, self.runner.as_ref()))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(FinalExec {
             merged: Partial::build(&self.agg, self.ctx, self.limits)?,

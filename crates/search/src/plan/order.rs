@@ -33,6 +33,10 @@ pub fn role(c: &Command) -> Role {
         | Command::Rename(_)
         | Command::Rex { .. }
         | Command::Regex { .. } => Role::Streaming,
+        // Nested searches: they run once, after the merge of batch workers.
+        Command::Append(_) | Command::AppendCols(_) | Command::Union(_) | Command::Join(_) => {
+            Role::Centralized
+        }
         // `lookup` works row by row; `outputlookup` and `inputlookup append=t` need every row
         // (generating commands never reach the executor).
         Command::Data(DataCommand::Lookup(_)) => Role::Streaming,

@@ -146,7 +146,7 @@ impl Parser<'_> {
 }
 
 /// The offset of the `]` closing the `[` at `open` (quoted strings and comments skipped).
-fn closing_bracket(src: &str, open: usize) -> Result<usize> {
+pub(super) fn closing_bracket(src: &str, open: usize) -> Result<usize> {
     let b = src.as_bytes();
     let mut depth = 0usize;
     let mut i = open;

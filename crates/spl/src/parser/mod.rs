@@ -9,6 +9,7 @@ mod commands;
 mod compose;
 mod data;
 mod expr;
+mod join;
 mod reshape;
 mod search;
 mod stats;
@@ -191,6 +192,7 @@ impl<'a> Parser<'a> {
                 self.data_cmd(&name, at)
             }
             "where" => self.where_cmd(at),
+            "append" | "appendcols" | "union" | "join" => self.join_cmd(&name, at),
             "format" => self.format_cmd(),
             "return" => self.return_cmd(at),
             "appendpipe" => self.appendpipe_cmd(at),
