@@ -239,8 +239,13 @@ pub(crate) fn run_pipeline(
             ));
         }
         if let Some(c) = counted {
+            let which = if plan.exact {
+                "candidates"
+            } else {
+                "candidates checked in place (search-time fields found without building rows)"
+            };
             stats.explain.push(format!(
-                "stats pushdown: candidates counted per distinct {} (postings or id columns, see each bucket), one counted row per value, no row per event",
+                "stats pushdown: {which} counted per distinct {} (postings or id columns, see each bucket), one counted row per value, no row per event",
                 c.describe()
             ));
         } else if plan.columns_only {

@@ -121,8 +121,12 @@ pub fn plan(
         && columns::reads_only_columns(&commands);
     let slim_rows = (!columns_only && columns::reads_only_columns(&commands))
         .then(|| columns::fields_read(&commands));
-    let counted = (exact && columns_only && columns::counts_suffice(&commands))
-        .then(|| columns::counted_columns(&commands));
+    // Counting per id combination: of the candidates when the index decides the clause, of the
+    // candidates verified in place when the commands read only column fields (slim rows).
+    let counted = ((exact && columns_only) || slim_rows.is_some())
+        .then_some(())
+        .filter(|()| columns::counts_suffice(&commands))
+        .map(|()| columns::counted_columns(&commands));
     let mut required = Vec::new();
     lower::required_terms(&query, &mut required);
     Ok(Plan {

@@ -137,10 +137,22 @@ fn read_bucket(
     };
     if let Some(cols) = ctx.counted {
         let mut counted = Vec::new();
-        match super::counted::count(opened.bucket.as_ref(), b, &opened.ids, cols, &mut counted) {
-            Ok((n, path)) => {
+        let bucket = opened.bucket.as_ref();
+        // A clause the term query does not decide is checked on each candidate first (in place,
+        // no row), then the matches are counted like exact candidates.
+        let verified = match ctx.verify_clause() {
+            None => Ok((opened.ids.len() as u64, opened.ids)),
+            Some(clause) => super::cursor::verify_ids(bucket, b, clause, &opened.ids)
+                .map(|ids| (opened.ids.len() as u64, ids)),
+        };
+        let counted_ok = verified.and_then(|(scanned, ids)| {
+            super::counted::count(bucket, b, &ids, cols, &mut counted)
+                .map(|(n, path)| (scanned, n, path))
+        });
+        match counted_ok {
+            Ok((scanned, n, path)) => {
                 ctx.note(stats, || format!("{}: {}", b.label, path.describe()));
-                stats.events_scanned += n;
+                stats.events_scanned += scanned;
                 stats.events_matched += n;
                 exec.push_counted(counted)?;
             }

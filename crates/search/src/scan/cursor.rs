@@ -419,6 +419,30 @@ fn slim_row(v: &EventView<'_>, index: &str, keep: &[&str]) -> Row {
     }))
 }
 
+/// The candidates `ids` (ascending) that satisfy `clause`, checked in place on each stored
+/// event (a full row is built only when the in-place check cannot decide), ascending: what the
+/// count pushdown counts when the term query does not decide the clause by itself.
+pub fn verify_ids(
+    bucket: &dyn BucketRead,
+    src: &BucketRef,
+    clause: &SearchExpr,
+    ids: &[u32],
+) -> Result<Vec<u32>, StoreError> {
+    let mut out = Vec::new();
+    let index = &*src.index;
+    bucket.read_events(&mut ids.iter().copied(), &mut |v| {
+        let ok = match matcher::matches_event(clause, &mut EventSubject::new(&v, index)) {
+            Ok(ok) => ok,
+            Err(Undecided) => matcher::matches(clause, &mut to_row(&v, index, src.info.id)),
+        };
+        if ok {
+            out.push(v.num);
+        }
+        true
+    })?;
+    Ok(out)
+}
+
 /// The result row of a stored event (`_cd` = `<bucket id>:<event number>`).
 pub fn to_row(v: &EventView<'_>, index: &str, bucket_id: u64) -> Row {
     let ev = Event {
