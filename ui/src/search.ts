@@ -8,7 +8,9 @@ import { chart, table, defaultChart, CHART_TYPES, ChartType, Row } from "./chart
 import { saveDialog } from "./reports";
 import { addPanel } from "./dashboards";
 
-const PAGE_SIZES = [20, 50, 100];
+const PAGE_SIZES = [20, 50, 100, 1000, 10000];
+/// Events rendered at once; a longer page is appended in chunks between frames.
+const CHUNK = 500;
 const INTERNAL = /^(_|date_|punct$|linecount$|timestartpos$|timeendpos$|splunk_server)/;
 const SELECTED = ["host", "source", "sourcetype"];
 
@@ -99,6 +101,9 @@ export function searchPage(root: HTMLElement, params: URLSearchParams, navigate:
 
   async function poll(gen: number) {
     const t0 = performance.now();
+    let shown = 0; // rows of the partial view
+    clear(body);
+    body.appendChild(h("div", { class: "progress", "data-testid": "progress" }));
     for (;;) {
       if (gen !== run || !st.sid) return;
       const s = await api.jobStatus(st.sid);
@@ -111,11 +116,29 @@ export function searchPage(root: HTMLElement, params: URLSearchParams, navigate:
         : `Running… ${fmtNumber(s.eventCount)} events, ${fmtNumber(s.scanCount)} scanned, ${elapsed} s`;
       status.dataset.state = s.isDone ? "done" : "running";
       if (s.isDone) break;
+      if (s.resultCount > shown) {
+        shown = s.resultCount;
+        await showPartial(gen);
+      }
       await new Promise((r) => setTimeout(r, 250));
     }
     runBtn.textContent = "Search";
     runBtn.classList.remove("cancel");
     await showResults(gen);
+  }
+
+  /// While the job runs: the first page of what it found so far (`results_preview`), under a
+  /// progress bar. Transforming searches have no rows until their merge, so show none.
+  async function showPartial(gen: number) {
+    const sid = st.sid!;
+    const r = await api.jobPart(sid, "results_preview", { count: st.pageSize });
+    if (gen !== run || st.status?.isDone) return;
+    const terms = searchTerms(ed.value());
+    const ol = h("ol", { class: `event-list ${st.view}`, "data-testid": "partial-list" });
+    for (const ev of r.results as Row[]) ol.appendChild(eventItem(ev, terms));
+    clear(body);
+    body.append(h("div", { class: "progress", "data-testid": "progress" }),
+      h("div", { class: "partial-note", "data-testid": "partial-note", text: `Partial results: ${fmtNumber(st.status?.resultCount ?? 0)} so far; the search is still running…` }), ol);
   }
 
   function cancel() {
@@ -224,9 +247,29 @@ export function searchPage(root: HTMLElement, params: URLSearchParams, navigate:
       h("button", { type: "button", text: "Next ›", "data-testid": "next-page", disabled: st.page + 1 >= pages, onclick: () => { st.page++; loadPage(list); } }));
     list.appendChild(pager);
     const ol = h("ol", { class: `event-list ${st.view}`, "data-testid": "event-list", start: st.page * st.pageSize + 1 });
-    for (const ev of r.results as Row[]) ol.appendChild(eventItem(ev, terms));
+    const events = r.results as Row[];
     list.appendChild(ol);
-    ed.setFields([...new Set((r.results as Row[]).flatMap((e) => Object.keys(e)).filter((f) => !INTERNAL.test(f)))]);
+    await renderChunks(ol, events, terms);
+    const names = new Set<string>();
+    for (const e of events.slice(0, 1000)) for (const f of Object.keys(e)) if (!INTERNAL.test(f)) names.add(f);
+    ed.setFields([...names]);
+  }
+
+  /// Appends `events` to `ol` in chunks of CHUNK, yielding a frame between chunks so a page of
+  /// 10,000 events does not freeze the tab; marks the list complete (`data-complete`) with the
+  /// time it took (`data-render-ms`).
+  async function renderChunks(ol: HTMLElement, events: Row[], terms: RegExp | null) {
+    const gen = run;
+    const t0 = performance.now();
+    for (let i = 0; i < events.length; i += CHUNK) {
+      if (i > 0) await new Promise((r) => requestAnimationFrame(() => r(undefined)));
+      if (gen !== run || !ol.isConnected) return;
+      const frag = document.createDocumentFragment();
+      for (const ev of events.slice(i, i + CHUNK)) frag.appendChild(eventItem(ev, terms));
+      ol.appendChild(frag);
+    }
+    ol.dataset.renderMs = (performance.now() - t0).toFixed(1);
+    ol.dataset.complete = String(events.length);
   }
 
   function eventItem(ev: Row, terms: RegExp | null): HTMLElement {
