@@ -19,6 +19,9 @@ const BUCKETS: [string, string][] = [
   ["events_scanned", "Events scanned"], ["events_matched", "Events matched"],
 ];
 
+/// Phases in the order they run (JSON objects come back sorted by key); unknown keys last.
+const rank = (k: string) => (k in PHASES ? Object.keys(PHASES).indexOf(k) : 99);
+
 type Perf = Record<string, { duration_secs?: number; invocations?: number }>;
 
 export async function inspectorPage(root: HTMLElement, sid: string): Promise<void> {
@@ -32,7 +35,7 @@ export async function inspectorPage(root: HTMLElement, sid: string): Promise<voi
   const phases = Object.keys(perf).length
     ? [h("h2", { text: "Phases" }), h("table", { class: "stats phases", "data-testid": "inspector-phases" },
       h("thead", {}, h("tr", {}, ["Phase", "", "Duration (s)", "Invocations", ""].map((t) => h("th", { text: t })))),
-      h("tbody", {}, Object.entries(perf).map(([k, v]) => h("tr", { "data-phase": k },
+      h("tbody", {}, Object.entries(perf).sort(([a], [b]) => rank(a) - rank(b)).map(([k, v]) => h("tr", { "data-phase": k },
         h("td", {}, h("code", { text: k })), h("td", { class: "muted", text: PHASES[k] ?? "" }),
         h("td", { class: "num", text: (v.duration_secs ?? 0).toFixed(6) }), h("td", { class: "num", text: fmtNumber(v.invocations ?? 0) }),
         h("td", { class: "bar-cell" }, h("span", { class: "phase-bar", style: `width:${Math.round(((v.duration_secs ?? 0) / total) * 100)}%` }))))))]
