@@ -1,8 +1,10 @@
 // End-to-end test of the web app in a real browser: Debian's Chromium driven by playwright-core.
 // Generates and indexes a small corpus with the `lode` CLI, starts `lode serve` with the web app,
 // then logs in, searches, compares counts with the CLI, zooms the timeline, filters from the
-// fields sidebar, saves and reopens a report, builds a two-panel dashboard, checks the job
-// inspector, an expired session and a dropped connection, and fails on any console error.
+// fields sidebar, saves and reopens a report, builds a dashboard with inline and saved-search
+// panels, checks the job inspector (phases, buckets, explain, split), prints the rendering time
+// of a 10,000-event page and a 500 × 10 timechart, an expired session and a dropped connection,
+// and fails on any console error.
 //
 // Env: LODE_BIN (the lode binary, required), CHROMIUM (default /usr/bin/chromium),
 // UPDATE_SCREENSHOTS=1 to write the screenshots into docs/ui/ (else a temp dir).
@@ -223,11 +225,18 @@ try {
   await page.waitForSelector("[data-testid=stats-table] tbody tr");
   log("report saved and reopened");
 
-  // Job inspector.
+  // Job inspector: phases with durations, buckets, the execution path and the split.
   await page.click("[data-testid=inspect]");
   await page.waitForSelector("[data-testid=inspector] table.kv");
   assert.match(await page.textContent("[data-testid=inspector]"), /scanCount/);
-  await page.screenshot({ path: join(shots, "inspector.png") });
+  const phases = await page.$$eval("[data-testid=inspector-phases] tr[data-phase]", (trs) => trs.map((tr) => tr.dataset.phase));
+  for (const p of ["dispatch.evaluate", "dispatch.plan", "dispatch.fetch", "command.search", "dispatch.writeResults"]) assert.ok(phases.includes(p), `phase ${p} in ${phases}`);
+  assert.ok(Number(await page.textContent("[data-testid=inspector-buckets] [data-key=read]")) > 0, "buckets read");
+  assert.equal(await page.textContent("[data-testid=remote-search]"), "search index=main | stats count by sourcetype");
+  assert.equal(await page.textContent("[data-testid=report-search]"), "stats count by sourcetype");
+  assert.match(await page.textContent("[data-testid=inspector-explain]"), /term query:/);
+  await page.screenshot({ path: join(shots, "inspector.png"), fullPage: true });
+  log(`inspector shows ${phases.length} phases, buckets, explain and the split`);
 
   // A dashboard with two panels and a dropdown input.
   await page.click("[data-testid=nav-dashboards]");
@@ -244,13 +253,54 @@ try {
   await page.selectOption("[data-testid=panel-viz]", "single");
   await page.click("[data-testid=add-panel]");
   await page.waitForSelector("[data-testid=single-value]");
+  // A panel that runs the saved report by name (its search and time range).
+  await page.fill("[data-testid=panel-title]", "Saved: events by sourcetype");
+  await page.waitForSelector("[data-testid=panel-saved] option[value='Events by sourcetype']", { state: "attached" });
+  await page.selectOption("[data-testid=panel-saved]", "Events by sourcetype");
+  await page.selectOption("[data-testid=panel-viz]", "table");
+  await page.click("[data-testid=add-panel]");
+  await page.waitForSelector("[data-testid=panel][data-saved='Events by sourcetype'] [data-testid=stats-table] tbody tr");
   await page.click("[data-testid=edit-dashboard]");
   await page.reload();
   await page.waitForSelector("[data-testid=single-value]");
-  assert.equal((await page.$$("[data-testid=panel]")).length, 2);
+  assert.equal((await page.$$("[data-testid=panel]")).length, 3);
   assert.equal(Number((await page.textContent("[data-testid=single-value]")).replace(/,/g, "")), total);
-  await page.screenshot({ path: join(shots, "dashboard.png") });
-  log("dashboard with two panels");
+  const savedRows = await page.$$eval("[data-testid=panel][data-saved='Events by sourcetype'] [data-testid=stats-table] tbody tr", (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent).join("=")));
+  // The report was saved with the timechart's range (day0..day1): the panel runs with it.
+  const savedWant = cli(Q_STATS, "--earliest", String(day0), "--latest", String(day1)).map((r) => `${r.sourcetype}=${r.count}`);
+  assert.deepEqual(savedRows.sort(), savedWant.sort(), "the saved-search panel shows the report's rows over its time range");
+  await page.screenshot({ path: join(shots, "dashboard.png"), fullPage: true });
+  log("dashboard with two inline panels and a saved-search panel");
+
+  // Responsiveness: a page of 10,000 events and a timechart of 500 points by 10 series.
+  const Q_10K = '| makeresults count=10000 | streamstats count as n | eval _raw="event ".n." user=u".(n % 50)." status=".(200 + n % 5)';
+  await page.goto(`${base}/search?q=${encodeURIComponent(Q_10K)}&earliest=&latest=`);
+  await waitDone();
+  assert.equal(await tabCount("events"), 10000);
+  await page.waitForSelector("[data-testid=event-list][data-complete]");
+  await page.evaluate(() => (window.__t0 = performance.now()));
+  await page.selectOption("select[aria-label='Events per page']", "10000");
+  await page.waitForSelector("[data-testid=event-list][data-complete='10000']", { timeout: 60000 });
+  const listMs = await page.evaluate(() => performance.now() - window.__t0);
+  const renderMs = Number(await page.getAttribute("[data-testid=event-list]", "data-render-ms"));
+  assert.equal(await page.$$eval("[data-testid=event-list] > li.event", (l) => l.length), 10000, "all 10,000 events rendered");
+  console.log(`e2e figure: 10,000 events page: ${listMs.toFixed(0)} ms from choosing the page size to the last row (fetch included), ${renderMs.toFixed(0)} ms rendering`);
+
+  const T0 = 1699999980; // a whole minute
+  const Q_TC = `| makeresults count=5000 | streamstats count as n | eval _time=${T0} + floor((n - 1) / 10) * 60, s="s".((n - 1) % 10) | timechart span=1m limit=0 count by s`;
+  await page.goto(`${base}/search?q=${encodeURIComponent(Q_TC)}&earliest=${T0}&latest=${T0 + 500 * 60}`);
+  await waitDone();
+  await page.waitForSelector("[data-testid=stats-table] tbody tr");
+  const chartMs = await page.evaluate(() => {
+    const t = performance.now();
+    document.querySelector("[data-testid=tab-viz]").click();
+    document.querySelector("[data-testid=chart] svg").getBoundingClientRect(); // force layout
+    return performance.now() - t;
+  });
+  const lines = await page.$$eval("[data-testid=chart][data-chart=line] polyline", (ps) => ps.map((p) => p.getAttribute("points").trim().split(/\s+/).length));
+  assert.deepEqual(lines, new Array(10).fill(500), "10 series of 500 points");
+  console.log(`e2e figure: timechart of 500 points x 10 series: ${chartMs.toFixed(0)} ms rendering`);
+  log("responsiveness figures printed");
 
   // Dark theme.
   await page.goto(base + "/search?q=" + encodeURIComponent(Q_EVENTS) + "&earliest=&latest=");

@@ -1,17 +1,39 @@
 // Dashboards: JSON documents (stored by the server as files under the user's app directory,
-// `lode/dashboards`), with panels (an inline or saved search and a visualisation), a shared time
-// picker and text/dropdown inputs whose values replace `$token$` in the panels' searches.
+// `lode/dashboards`), with panels (an inline search, or a saved search by name, and a
+// visualisation), a shared time picker and text/dropdown inputs whose values replace `$token$`
+// in the panels' searches.
 import * as api from "./api";
 import { h, clear } from "./dom";
 import { picker, Range } from "./time";
 import { chart, CHART_TYPES, ChartType, Row } from "./charts";
+import { getSaved, listSaved } from "./reports";
 
+/// A panel runs `search`, or the saved search named `saved` (Splunk's `<search ref>`).
 export interface Panel {
   title: string;
-  search: string;
+  search?: string;
+  saved?: string;
   earliest?: string;
   latest?: string;
-  viz: ChartType;
+  viz?: ChartType;
+}
+
+/// What a panel runs: its search, time range and chart. A saved search brings its own text, time
+/// range and chart type; the panel's `earliest`/`latest` win, then the dashboard's time picker
+/// when it holds a range, then the saved search's `dispatch.*` times.
+export async function resolvePanel(p: Panel, range: Range): Promise<{ search: string; earliest: string; latest: string; viz: ChartType }> {
+  const pick = (own: string | undefined, dash: string, saved: string) => own ?? (range.earliest || range.latest ? dash : saved);
+  if (p.saved) {
+    const c = await getSaved(p.saved);
+    const viz = (p.viz ?? (String(c["display.visualizations.charting.chart"] ?? "") || "table")) as ChartType;
+    return {
+      search: String(c.search ?? ""),
+      earliest: pick(p.earliest, range.earliest, String(c["dispatch.earliest_time"] ?? "")),
+      latest: pick(p.latest, range.latest, String(c["dispatch.latest_time"] ?? "")),
+      viz,
+    };
+  }
+  return { search: p.search ?? "", earliest: p.earliest ?? range.earliest, latest: p.latest ?? range.latest, viz: p.viz ?? "table" };
 }
 export interface Input {
   type: "text" | "dropdown";
@@ -112,15 +134,16 @@ export async function dashboardPage(root: HTMLElement, name: string, params: URL
   };
   const panelEl = (p: Panel, i: number) => {
     const body = h("div", { class: "panel-body", text: "Loading…" });
-    const el = h("div", { class: "panel", "data-testid": "panel" },
+    const el = h("div", { class: "panel", "data-testid": "panel", "data-saved": p.saved ?? "" },
       h("div", { class: "panel-head" }, h("h3", { text: p.title }),
+        p.saved ? h("span", { class: "badge", title: "Runs a saved search", text: `report: ${p.saved}` }) : null,
         editing ? h("button", { type: "button", class: "mini danger", text: "Remove", onclick: async () => { d.panels.splice(i, 1); await persist(); refreshAll(); } }) : null),
       body);
-    const q = substitute(p.search, tokens);
-    api.oneshot(q, p.earliest ?? range.earliest, p.latest ?? range.latest)
-      .then((r) => {
+    resolvePanel(p, range)
+      .then(async (run) => {
+        const r = await api.oneshot(substitute(run.search, tokens), run.earliest, run.latest);
         clear(body);
-        body.appendChild(chart(p.viz, r.fields.map((f) => f.name), r.results as Row[]));
+        body.appendChild(chart(run.viz, r.fields.map((f) => f.name), r.results as Row[]));
       })
       .catch((e) => {
         clear(body);
@@ -151,6 +174,9 @@ export async function dashboardPage(root: HTMLElement, name: string, params: URL
     const search = h("textarea", { rows: 2, placeholder: "SPL, may use $tokens$", "aria-label": "Panel search", "data-testid": "panel-search" });
     const viz = h("select", { "aria-label": "Visualization", "data-testid": "panel-viz" }, CHART_TYPES.map(([v, l]) => h("option", { value: v, text: l })));
     viz.value = "table";
+    const saved = h("select", { "aria-label": "Saved search", "data-testid": "panel-saved" }, h("option", { value: "", text: "Inline search" }));
+    listSaved().then((l) => saved.append(...l.map((e) => h("option", { value: e.name, text: `Report: ${e.name}` })))).catch(() => undefined);
+    saved.addEventListener("change", () => (search.disabled = !!saved.value));
     const itok = h("input", { placeholder: "token", "aria-label": "Token", class: "short" });
     const ilabel = h("input", { placeholder: "label", "aria-label": "Input label", class: "short" });
     const itype = h("select", { "aria-label": "Input type" }, h("option", { value: "text", text: "Text" }), h("option", { value: "dropdown", text: "Dropdown" }));
@@ -160,13 +186,17 @@ export async function dashboardPage(root: HTMLElement, name: string, params: URL
       h("form", {
         class: "form inline", "data-testid": "add-panel-form", onsubmit: async (e: Event) => {
           e.preventDefault();
-          if (!search.value.trim()) return;
-          d.panels.push({ title: title.value || search.value, search: search.value, viz: viz.value as ChartType });
+          if (saved.value) {
+            d.panels.push({ title: title.value || saved.value, saved: saved.value, viz: viz.value as ChartType });
+          } else {
+            if (!search.value.trim()) return;
+            d.panels.push({ title: title.value || search.value, search: search.value, viz: viz.value as ChartType });
+          }
           await persist();
           title.value = search.value = "";
           refreshAll();
         },
-      }, h("strong", { text: "Add panel" }), title, search, viz, h("button", { class: "primary", type: "submit", "data-testid": "add-panel", text: "Add panel" })),
+      }, h("strong", { text: "Add panel" }), title, saved, search, viz, h("button", { class: "primary", type: "submit", "data-testid": "add-panel", text: "Add panel" })),
       h("form", {
         class: "form inline", onsubmit: async (e: Event) => {
           e.preventDefault();

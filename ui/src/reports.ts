@@ -23,6 +23,14 @@ export async function listSaved(): Promise<SavedEntry[]> {
   return r.entry ?? [];
 }
 
+/// The caller's saved search `name` (its `content`: `search`, `dispatch.*`, `display.*`).
+export async function getSaved(name: string): Promise<Record<string, string | number | boolean>> {
+  const r = await api.call("GET", `${base()}/${encodeURIComponent(name)}`);
+  const e = (r.entry ?? [])[0];
+  if (!e) throw new Error(`No saved search named “${name}”.`);
+  return e.content;
+}
+
 export function saveDialog(d: SavedDraft, onSaved: (name: string) => void, existing?: SavedEntry): void {
   dialog(existing ? `Edit ${existing.name}` : "Save as report", (close) => {
     const c = existing?.content ?? {};

@@ -8,7 +8,11 @@ import { chart, table, defaultChart, CHART_TYPES, ChartType, Row } from "./chart
 import { saveDialog } from "./reports";
 import { addPanel } from "./dashboards";
 
-const PAGE_SIZES = [20, 50, 100];
+const PAGE_SIZES = [20, 50, 100, 1000, 10000];
+/// Events rendered at once (the first screenful and then some); the rest of a longer page is
+/// appended in chunks of CHUNK_REST between frames.
+const CHUNK = 500;
+const CHUNK_REST = 2500;
 const INTERNAL = /^(_|date_|punct$|linecount$|timestartpos$|timeendpos$|splunk_server)/;
 const SELECTED = ["host", "source", "sourcetype"];
 
@@ -99,6 +103,9 @@ export function searchPage(root: HTMLElement, params: URLSearchParams, navigate:
 
   async function poll(gen: number) {
     const t0 = performance.now();
+    let shown = 0; // rows of the partial view
+    clear(body);
+    body.appendChild(h("div", { class: "progress", "data-testid": "progress" }));
     for (;;) {
       if (gen !== run || !st.sid) return;
       const s = await api.jobStatus(st.sid);
@@ -111,11 +118,31 @@ export function searchPage(root: HTMLElement, params: URLSearchParams, navigate:
         : `Running… ${fmtNumber(s.eventCount)} events, ${fmtNumber(s.scanCount)} scanned, ${elapsed} s`;
       status.dataset.state = s.isDone ? "done" : "running";
       if (s.isDone) break;
+      if (s.resultCount > shown) {
+        shown = s.resultCount;
+        await showPartial(gen);
+      }
       await new Promise((r) => setTimeout(r, 250));
     }
     runBtn.textContent = "Search";
     runBtn.classList.remove("cancel");
     await showResults(gen);
+  }
+
+  /// While the job runs: the first page of what it found so far (`results_preview`), under a
+  /// progress bar. Transforming searches have no rows until their merge, so show none.
+  async function showPartial(gen: number) {
+    const sid = st.sid!;
+    const r = await api.jobPart(sid, "results_preview", { count: st.pageSize });
+    if (gen !== run || st.status?.isDone) return;
+    const terms = searchTerms(ed.value());
+    const ol = h("ol", { class: `event-list ${st.view}`, "data-testid": "partial-list" });
+    const events = r.results as Row[];
+    ol.innerHTML = events.map((ev, i) => eventHtml(ev, i, terms)).join("");
+    listenExpand(ol, events);
+    clear(body);
+    body.append(h("div", { class: "progress", "data-testid": "progress" }),
+      h("div", { class: "partial-note", "data-testid": "partial-note", text: `Partial results: ${fmtNumber(st.status?.resultCount ?? 0)} so far; the search is still running…` }), ol);
   }
 
   function cancel() {
@@ -224,27 +251,56 @@ export function searchPage(root: HTMLElement, params: URLSearchParams, navigate:
       h("button", { type: "button", text: "Next ›", "data-testid": "next-page", disabled: st.page + 1 >= pages, onclick: () => { st.page++; loadPage(list); } }));
     list.appendChild(pager);
     const ol = h("ol", { class: `event-list ${st.view}`, "data-testid": "event-list", start: st.page * st.pageSize + 1 });
-    for (const ev of r.results as Row[]) ol.appendChild(eventItem(ev, terms));
+    const events = r.results as Row[];
     list.appendChild(ol);
-    ed.setFields([...new Set((r.results as Row[]).flatMap((e) => Object.keys(e)).filter((f) => !INTERNAL.test(f)))]);
+    await renderChunks(ol, events, terms);
+    const names = new Set<string>();
+    for (const e of events.slice(0, 1000)) for (const f of Object.keys(e)) if (!INTERNAL.test(f)) names.add(f);
+    ed.setFields([...names]);
   }
 
-  function eventItem(ev: Row, terms: RegExp | null): HTMLElement {
-    const raw = String(ev._raw ?? "");
-    const rawEl = h("div", { class: "raw" }, highlight(raw, terms));
-    if (st.view === "raw") return h("li", { class: "event" }, rawEl);
-    const meta = h("div", { class: "meta" }, SELECTED.filter((f) => ev[f] !== undefined).map((f) => h("span", {}, `${f} = `, h("b", { text: String(ev[f]) }))));
-    const details = h("div", { class: "event-fields", hidden: true });
-    const toggle = h("button", { class: "icon expand", type: "button", "aria-expanded": "false", title: "Show fields", text: "›" });
-    const li = h("li", { class: "event" },
-      h("div", { class: "event-head" }, toggle, h("time", { text: fmtTime(String(ev._time ?? "")) })),
-      h("div", { class: "event-main" }, rawEl, meta, details));
-    toggle.addEventListener("click", () => {
+  /// Appends `events` to `ol` in chunks (CHUNK, then CHUNK_REST), yielding a frame between chunks so a page of
+  /// 10,000 events does not freeze the tab; marks the list complete (`data-complete`) with the
+  /// time it took (`data-render-ms`).
+  async function renderChunks(ol: HTMLElement, events: Row[], terms: RegExp | null) {
+    const gen = run;
+    const t0 = performance.now();
+    listenExpand(ol, events);
+    for (let i = 0; i < events.length; i += i === 0 ? CHUNK : CHUNK_REST) {
+      if (i > 0) await new Promise((r) => requestAnimationFrame(() => r(undefined)));
+      if (gen !== run || !ol.isConnected) return;
+      let html = "";
+      const end = Math.min(events.length, i + (i === 0 ? CHUNK : CHUNK_REST));
+      for (let k = i; k < end; k++) html += eventHtml(events[k], k, terms);
+      ol.insertAdjacentHTML("beforeend", html);
+    }
+    ol.dataset.renderMs = (performance.now() - t0).toFixed(1);
+    ol.dataset.complete = String(events.length);
+  }
+
+  /// An event's list item as HTML (built as text: a page of 10,000 events is 10,000 of these).
+  /// `i` indexes the page's rows for the delegated expand handler ([`listenExpand`]).
+  function eventHtml(ev: Row, i: number, terms: RegExp | null): string {
+    const raw = `<div class="raw">${highlightHtml(String(ev._raw ?? ""), terms)}</div>`;
+    if (st.view === "raw") return `<li class="event">${raw}</li>`;
+    const meta = SELECTED.filter((f) => ev[f] !== undefined).map((f) => `<span>${esc(f)} = <b>${esc(String(ev[f]))}</b></span>`).join("");
+    return `<li class="event" data-i="${i}"><div class="event-head"><button class="icon expand" type="button" aria-expanded="false" title="Show fields">›</button>` +
+      `<time>${esc(fmtTime(String(ev._time ?? "")))}</time></div><div class="event-main">${raw}<div class="meta">${meta}</div><div class="event-fields" hidden></div></div></li>`;
+  }
+
+  /// One click handler per list: expands an event and fills its fields table on first open.
+  function listenExpand(ol: HTMLElement, events: Row[]) {
+    ol.addEventListener("click", (e) => {
+      const toggle = (e.target as Element).closest("button.expand");
+      const li = toggle?.closest("li.event") as HTMLElement | null;
+      if (!toggle || !li) return;
+      const ev = events[Number(li.dataset.i)];
+      const details = li.querySelector(".event-fields") as HTMLElement;
       const open = details.hidden;
       details.hidden = !open;
       toggle.setAttribute("aria-expanded", String(open));
       toggle.textContent = open ? "⌄" : "›";
-      if (open && !details.firstChild) {
+      if (open && !details.firstChild && ev) {
         const names = Object.keys(ev).filter((f) => f !== "_raw" && !f.startsWith("_si") && f !== "_cd" && f !== "_bkt").sort();
         details.appendChild(h("table", { class: "kv" }, names.map((f) => {
           const v = Array.isArray(ev[f]) ? (ev[f] as string[])[0] : String(ev[f]);
@@ -255,7 +311,6 @@ export function searchPage(root: HTMLElement, params: URLSearchParams, navigate:
         })));
       }
     });
-    return li;
   }
 
   function addFilter(f: string, v: string, exclude: boolean) {
@@ -392,17 +447,22 @@ function searchTerms(q: string): RegExp | null {
   return new RegExp(words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "gi");
 }
 
-function highlight(raw: string, re: RegExp | null): (Node | string)[] {
-  if (!re) return [raw];
-  const out: (Node | string)[] = [];
+const ESC: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+function esc(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ESC[c]);
+}
+
+/// `raw` as HTML with the search terms in `<mark>`.
+function highlightHtml(raw: string, re: RegExp | null): string {
+  if (!re) return esc(raw);
+  let out = "";
   let last = 0;
   for (const m of raw.matchAll(re)) {
     if (!m[0]) continue;
-    out.push(raw.slice(last, m.index), h("mark", { text: m[0] }));
+    out += esc(raw.slice(last, m.index)) + "<mark>" + esc(m[0]) + "</mark>";
     last = m.index! + m[0].length;
   }
-  out.push(raw.slice(last));
-  return out;
+  return out + esc(raw.slice(last));
 }
 
 async function addToDashboard(search: string, range: Range, viz: ChartType) {

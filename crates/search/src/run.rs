@@ -69,6 +69,45 @@ pub struct SearchStats {
     pub explain: Vec<String>,
     /// Problems that did not fail the search (corrupt buckets skipped).
     pub warnings: Vec<String>,
+    /// Where the time went and how the pipeline was split (for the job inspector).
+    pub profile: Profile,
+}
+
+/// Phase durations of one search and its remote/local split, filled by [`run_with`].
+///
+/// Durations are wall-clock µs of the calling thread and are not part of equality: two runs of
+/// the same search compare equal whatever their timings (only the split texts are compared).
+#[derive(Debug, Clone, Default)]
+pub struct Profile {
+    /// Parsing, macro expansion and subsearches (`compose::prepare` and the parse), µs.
+    pub parse_us: u64,
+    /// Planning: indexes, time range, term query, executor and split, µs.
+    pub plan_us: u64,
+    /// Reading buckets and running the pipeline, merge included (the whole scan), µs.
+    pub scan_us: u64,
+    /// Of `scan_us`, the time spent in the caller's `emit` (writing results), µs.
+    pub emit_us: u64,
+    /// Calls of `emit` (batches of rows handed to the caller).
+    pub emit_calls: u64,
+    /// The part that runs next to the data (every worker or peer): the search clause, the
+    /// streaming commands and the partial half of the first transforming command. The whole
+    /// search for event searches and searches that cannot be split.
+    pub remote_search: String,
+    /// The part that runs once on the merged partial states (the transforming command's final
+    /// half and what follows); empty when the search is not split.
+    pub report_search: String,
+}
+
+impl PartialEq for Profile {
+    fn eq(&self, other: &Profile) -> bool {
+        self.remote_search == other.remote_search && self.report_search == other.report_search
+    }
+}
+
+impl Eq for Profile {}
+
+fn micros(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }
 
 impl SearchStats {
@@ -141,12 +180,20 @@ pub fn run_with(
     opts: &RunOptions,
     emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
 ) -> Result<SearchStats, SearchError> {
+    let t0 = std::time::Instant::now();
     // Macros expanded and subsearches run first; parse errors point into `req.query`.
     let prepared = crate::compose::prepare(index_root, req, opts)?;
     let mut warnings = prepared.warnings.clone();
     let mut pipeline = prepared.parse()?;
     crate::generate::bind(&mut pipeline, opts.etc_dir.as_deref());
+    let parse_us = micros(t0.elapsed());
+    let text = lode_spl::print(&pipeline);
     let mut stats = crate::generate::run_parsed(index_root, req, opts, pipeline, emit)?;
+    stats.profile.parse_us = parse_us;
+    if stats.profile.remote_search.is_empty() {
+        // Generating commands: everything runs here.
+        stats.profile.remote_search = text;
+    }
     // The subsearches' warnings first, as they ran first.
     warnings.append(&mut stats.warnings);
     stats.warnings = warnings;
@@ -162,6 +209,7 @@ pub(crate) fn run_pipeline(
     pipeline: lode_spl::ast::Pipeline,
     emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
 ) -> Result<SearchStats, SearchError> {
+    let t_plan = std::time::Instant::now();
     let available = plan::index::searchable(index_root, opts.access.as_ref())?;
     let popts = PlanOptions {
         earliest: req.earliest.as_deref(),
@@ -281,10 +329,97 @@ pub(crate) fn run_pipeline(
         slim_rows: plan.slim_rows.as_deref().filter(|_| !req.force_scan),
         counted,
     };
+    (stats.profile.remote_search, stats.profile.report_search) =
+        split_texts(plan.clause.as_ref(), &plan.rest, split.is_some());
+    stats.profile.plan_us = micros(t_plan.elapsed());
+    let t_scan = std::time::Instant::now();
+    let (mut emit_us, mut emit_calls) = (0u64, 0u64);
+    let mut timed = |rows: Vec<Row>| {
+        let t = std::time::Instant::now();
+        let r = emit(rows);
+        emit_us += micros(t.elapsed());
+        emit_calls += 1;
+        r
+    };
     match &split {
-        Some(split) => scan::scan_batch(&sctx, &plan.indexes, split, pipelines, emit, &mut stats)?,
-        None => scan::scan(&sctx, &plan.indexes, exec, emit, &mut stats)?,
+        Some(split) => scan::scan_batch(
+            &sctx,
+            &plan.indexes,
+            split,
+            pipelines,
+            &mut timed,
+            &mut stats,
+        )?,
+        None => scan::scan(&sctx, &plan.indexes, exec, &mut timed, &mut stats)?,
     }
     stats.warnings.extend(runner.take_warnings());
+    stats.profile.scan_us = micros(t_scan.elapsed());
+    stats.profile.emit_us = emit_us;
+    stats.profile.emit_calls = emit_calls;
     Ok(stats)
+}
+
+/// The remote and report halves of a search as canonical SPL (see [`Profile::remote_search`]):
+/// cut at the first transforming command when the search runs split, else all remote.
+fn split_texts(
+    clause: Option<&lode_spl::ast::SearchExpr>,
+    rest: &[Command],
+    split: bool,
+) -> (String, String) {
+    let print = |commands: Vec<Command>| {
+        let text = lode_spl::print(&lode_spl::ast::Pipeline { commands });
+        text.trim_start_matches("| ").to_string()
+    };
+    let head = Command::Search(clause.cloned());
+    match order::split_point(rest).filter(|_| split) {
+        Some(at) => {
+            let mut remote = vec![head];
+            remote.extend_from_slice(&rest[..=at]);
+            (print(remote), print(rest[at..].to_vec()))
+        }
+        None => {
+            let mut all = vec![head];
+            all.extend_from_slice(rest);
+            (print(all), String::new())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn halves(q: &str, split: bool) -> (String, String) {
+        let mut p = lode_spl::parse(q).unwrap().commands;
+        let clause = match p.remove(0) {
+            Command::Search(c) => c,
+            other => panic!("not a search: {other:?}"),
+        };
+        split_texts(clause.as_ref(), &p, split)
+    }
+
+    #[test]
+    fn split_texts_cut_at_the_first_transforming_command() {
+        let (remote, report) = halves(
+            "error host=a | eval x=1 | stats count by host | sort -count",
+            true,
+        );
+        assert_eq!(
+            remote,
+            "search error host=a | eval x=1 | stats count by host"
+        );
+        assert_eq!(report, "stats count by host | sort -count");
+        let (remote, report) = halves("error | head 5", false);
+        assert_eq!(remote, "search error | head 5");
+        assert_eq!(report, "");
+    }
+
+    #[test]
+    fn profile_equality_ignores_durations() {
+        let a = Profile {
+            parse_us: 1,
+            ..Profile::default()
+        };
+        assert_eq!(a, Profile::default());
+    }
 }

@@ -25,6 +25,16 @@ pub const DEFAULT_PORT: u16 = 8000;
 /// Hashed build outputs (Vite's `assets/` folder) never change under one name: cached a year.
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
+/// The warning of `lode serve` when the web app's default address is taken (the API still
+/// serves): names both ways to move it, `--web-listen` and web.conf's `[settings]` keys.
+pub fn busy_port_warning(addr: &str, err: &std::io::Error) -> String {
+    format!(
+        "lode: warning: the web app cannot listen on {addr}: {err}; serving without it \
+         (choose another address with --web-listen HOST:PORT, or set [settings] httpport \
+         (or startwebserver = 0) in $LODE_HOME/etc/system/local/{WEB_CONF})"
+    )
+}
+
 /// The web listener's settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebSettings {
@@ -163,6 +173,15 @@ fn content_type(path: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn busy_port_warning_names_both_remedies() {
+        let e = std::io::Error::from(std::io::ErrorKind::AddrInUse);
+        let w = busy_port_warning("127.0.0.1:8000", &e);
+        assert!(w.contains("127.0.0.1:8000"), "{w}");
+        assert!(w.contains("--web-listen"), "{w}");
+        assert!(w.contains("web.conf") && w.contains("httpport"), "{w}");
+    }
     use axum::body::Body;
     use axum::http::Request;
     use tower::ServiceExt;

@@ -37,10 +37,7 @@ fn web_app(home: &Home, web_listen: Option<String>) -> CliResult<Option<WebApp>>
     let listener = match std::net::TcpListener::bind(&addr) {
         Ok(l) => l,
         Err(e) if !explicit => {
-            eprintln!(
-                "lode: warning: the web app cannot listen on {addr}: {e}; serving without it (set --web-listen, or [settings] httpport in {})",
-                lode_server::web::WEB_CONF
-            );
+            eprintln!("{}", lode_server::web::busy_port_warning(&addr, &e));
             return Ok(None);
         }
         Err(e) => {

@@ -73,6 +73,91 @@ pub struct Progress {
     pub touched: Instant,
     /// `updated` of the entry, µs.
     pub updated_us: i64,
+    /// When it started running (for `runDuration` while it runs).
+    pub started: Option<Instant>,
+    /// Phase timings, buckets and the remote/local split, once it finished.
+    pub inspector: Option<Inspector>,
+}
+
+/// Most explain lines a job keeps for the inspector (one per bucket read, plus the plan).
+pub const MAX_EXPLAIN_LINES: usize = 500;
+
+/// What the job inspector shows of a finished job: where the time went (Splunk's
+/// `performance` keys), the buckets, the execution path and the remote/local split.
+#[derive(Debug, Clone, Default)]
+pub struct Inspector {
+    /// The search's counts and phase timings.
+    pub stats: lode_search::run::SearchStats,
+    /// Seconds spent writing result rows to the results file (inside `emit`).
+    pub write_secs: f64,
+}
+
+impl Inspector {
+    /// Splunk's `performance` dict: `{key: {duration_secs, invocations}}`. Phases of this node's
+    /// run, outermost first; `command.search.*` break the scan down.
+    pub fn performance(&self) -> Vec<(&'static str, f64, u64)> {
+        let p = &self.stats.profile;
+        let s = |us: u64| us as f64 / 1e6;
+        let st = &self.stats;
+        vec![
+            ("dispatch.evaluate", s(p.parse_us), 1),
+            ("dispatch.plan", s(p.plan_us), 1),
+            ("dispatch.fetch", s(p.scan_us), st.buckets_read.max(1)),
+            (
+                "command.search",
+                s(p.scan_us.saturating_sub(p.emit_us)),
+                st.buckets_read,
+            ),
+            ("command.search.index", 0.0, st.buckets_total),
+            ("dispatch.writeResults", self.write_secs, p.emit_calls),
+        ]
+    }
+
+    /// The `performance` dict as JSON.
+    pub fn performance_json(&self) -> serde_json::Value {
+        let m: serde_json::Map<String, serde_json::Value> = self
+            .performance()
+            .into_iter()
+            .map(|(k, secs, n)| {
+                (
+                    k.to_string(),
+                    serde_json::json!({"duration_secs": (secs * 1e6).round() / 1e6, "invocations": n}),
+                )
+            })
+            .collect();
+        serde_json::Value::Object(m)
+    }
+
+    /// Bucket counts for the inspector (`buckets`: total, pruned by time, skipped by bloom,
+    /// read, corrupt; events candidate, scanned, matched).
+    pub fn buckets_json(&self) -> serde_json::Value {
+        let st = &self.stats;
+        serde_json::json!({
+            "total": st.buckets_total, "pruned_time": st.buckets_pruned_time,
+            "skipped_bloom": st.buckets_skipped_bloom, "read": st.buckets_read,
+            "corrupt": st.buckets_corrupt, "events_candidate": st.events_candidate,
+            "events_scanned": st.events_scanned, "events_matched": st.events_matched,
+        })
+    }
+
+    /// The execution path (`lode search --explain`'s lines), capped at
+    /// [`MAX_EXPLAIN_LINES`].
+    pub fn explain(&self) -> String {
+        let lines = &self.stats.explain;
+        let mut out = lines
+            .iter()
+            .take(MAX_EXPLAIN_LINES)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n");
+        if lines.len() > MAX_EXPLAIN_LINES {
+            out.push_str(&format!(
+                "\n… {} more lines",
+                lines.len() - MAX_EXPLAIN_LINES
+            ));
+        }
+        out
+    }
 }
 
 /// One job.
@@ -190,28 +275,49 @@ impl Job {
         })
     }
 
-    /// Called by the search for each batch of rows: writes them, honours pause, finalize and
-    /// cancel (returns `false` to stop).
+    /// Called by the search for each batch of rows: writes them (so `results_preview` and
+    /// `events` serve them while the job runs), then honours pause (a paused job keeps what it
+    /// has and waits before reading on), finalize and cancel (returns `false` to stop).
     fn take(&self, out: &mut std::io::BufWriter<std::fs::File>, rows: Vec<Fields>) -> bool {
-        while self.pause.load(Ordering::Relaxed)
-            && !self.cancel.load(Ordering::Relaxed)
-            && !self.finalize.load(Ordering::Relaxed)
-        {
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        if self.cancel.load(Ordering::Relaxed) || self.finalize.load(Ordering::Relaxed) {
+        if self.stopped() {
             return false;
         }
+        if !self.publish(out, rows) {
+            return false;
+        }
+        while self.pause.load(Ordering::Relaxed) && !self.stopped() {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        !self.stopped()
+    }
+
+    fn stopped(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed) || self.finalize.load(Ordering::Relaxed)
+    }
+
+    /// Appends a batch to the results file and the counts (`false` when `max_count` is
+    /// reached).
+    fn publish(&self, out: &mut std::io::BufWriter<std::fs::File>, rows: Vec<Fields>) -> bool {
         let mut p = lock(&self.progress);
+        let mut more = true;
         for r in rows {
             if p.result_count >= self.max_count {
-                return false;
+                more = false;
+                break;
             }
             let _ = writeln!(out, "{}", encode(&r));
             p.result_count += 1;
         }
         let _ = out.flush();
-        true
+        // Event searches: every row is an event found so far.
+        if !p.transforming {
+            p.event_count = p.event_count.max(p.result_count);
+        }
+        if let Some(t) = p.started {
+            p.run_duration = t.elapsed().as_secs_f64();
+        }
+        p.updated_us = now_us();
+        more
     }
 }
 
@@ -345,6 +451,8 @@ impl Jobs {
                 ttl: ttl.unwrap_or(DEFAULT_TTL),
                 touched: Instant::now(),
                 updated_us: now_us(),
+                started: None,
+                inspector: None,
             }),
             cancel: AtomicBool::new(false),
             pause: AtomicBool::new(false),
@@ -364,8 +472,15 @@ pub fn run(
     fields: impl Fn(&mut lode_search::row::Row) -> Fields,
 ) {
     let t0 = Instant::now();
+    // The inspector shows the execution path of every job.
+    let req = &lode_search::run::SearchRequest {
+        explain: true,
+        ..req.clone()
+    };
+    let write_us = std::cell::Cell::new(0u64);
     {
         let mut p = lock(&job.progress);
+        p.started = Some(t0);
         p.dispatch = if job.pause.load(Ordering::Relaxed) {
             Dispatch::Paused
         } else {
@@ -379,8 +494,11 @@ pub fn run(
         Ok(f) => {
             let mut out = std::io::BufWriter::new(f);
             let res = lode_search::run::run_with(&app.index_root, req, opts, &mut |rows| {
+                let t = Instant::now();
                 let rows = rows.into_iter().map(|mut r| fields(&mut r)).collect();
-                if job.take(&mut out, rows) {
+                let more = job.take(&mut out, rows);
+                write_us.set(write_us.get() + t.elapsed().as_micros() as u64);
+                if more {
                     Ok(())
                 } else {
                     Err(lode_search::SearchError::User(STOPPED.into()))
@@ -404,9 +522,13 @@ pub fn run(
                 p.scan_count = s.events_scanned;
                 p.event_count = s.events_matched;
                 p.transforming = s.transforming;
-                for w in s.warnings {
-                    p.messages.push(("WARN".into(), w));
+                for w in &s.warnings {
+                    p.messages.push(("WARN".into(), w.clone()));
                 }
+                p.inspector = Some(Inspector {
+                    stats: s,
+                    write_secs: write_us.get() as f64 / 1e6,
+                });
             } else {
                 p.event_count = p.event_count.max(p.result_count);
             }
@@ -420,6 +542,60 @@ pub fn run(
             p.dispatch = Dispatch::Failed;
         }
     }
+}
+
+/// `remoteSearch` of a job entry: the part that runs next to the data (the whole search until
+/// it finished, or when it is not split).
+pub fn remote_search(j: &Job, p: &Progress) -> String {
+    match &p.inspector {
+        Some(i) if !i.stats.profile.remote_search.is_empty() => {
+            i.stats.profile.remote_search.clone()
+        }
+        _ => j.search.clone(),
+    }
+}
+
+/// `reportSearch` of a job entry: the part that runs once on the merged partial states.
+pub fn report_search(p: &Progress) -> String {
+    p.inspector
+        .as_ref()
+        .map(|i| i.stats.profile.report_search.clone())
+        .unwrap_or_default()
+}
+
+/// Adds the inspector's keys to a JSON job entry's content: `performance`
+/// (`{key: {duration_secs, invocations}}`), `buckets` and `explain` (once the job finished).
+pub fn add_inspector_json(p: &Progress, c: &mut serde_json::Map<String, serde_json::Value>) {
+    if let Some(i) = &p.inspector {
+        c.insert("performance".into(), i.performance_json());
+        c.insert("buckets".into(), i.buckets_json());
+        c.insert("explain".into(), i.explain().into());
+    }
+}
+
+/// The `performance` key of an XML job entry (empty until the job finished).
+pub fn performance_xml(p: &Progress) -> String {
+    use super::atom::DictValue as D;
+    let Some(i) = &p.inspector else {
+        return String::new();
+    };
+    let items: Vec<(String, D)> = i
+        .performance()
+        .into_iter()
+        .map(|(k, secs, n)| {
+            (
+                k.to_string(),
+                D::Dict(vec![
+                    ("duration_secs".into(), D::Text(format!("{secs:.6}"))),
+                    ("invocations".into(), D::Text(n.to_string())),
+                ]),
+            )
+        })
+        .collect();
+    let mut out = String::from("<s:key name=\"performance\">");
+    super::atom::write_dict(&mut out, &items);
+    out.push_str("</s:key>\n");
+    out
 }
 
 #[cfg(test)]

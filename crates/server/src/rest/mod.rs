@@ -1007,8 +1007,8 @@ fn job_content(
         ("delegate", s("")),
         ("keywords", s("")),
         ("label", s("")),
-        ("remoteSearch", s(&j.search)),
-        ("reportSearch", s("")),
+        ("remoteSearch", s(&jobs::remote_search(j, p))),
+        ("reportSearch", s(&jobs::report_search(p))),
         ("searchProviders", s("")),
         ("search", s(&j.search)),
     ];
@@ -1073,7 +1073,9 @@ fn job_entry_xml(j: &jobs::Job, p: &jobs::Progress, root: bool) -> String {
             atom::escape(text)
         );
     }
-    out.push_str("</s:dict></s:key>\n<s:key name=\"eai:acl\">");
+    out.push_str("</s:dict></s:key>\n");
+    out.push_str(&jobs::performance_xml(p));
+    out.push_str("<s:key name=\"eai:acl\">");
     let mut acl_xml = String::new();
     atom::write_dict(&mut acl_xml, &acl(&j.owner));
     out.push_str(&acl_xml);
@@ -1104,6 +1106,7 @@ fn job_entry_json(j: &jobs::Job, p: &jobs::Progress) -> serde_json::Value {
         "content": serde_json::Value::Object({
             let mut c = content;
             c.insert("messages".into(), messages.into());
+            jobs::add_inspector_json(p, &mut c);
             c
         }),
     })

@@ -3,7 +3,7 @@
 //! (beside where Splunk keeps its XML views), pretty-printed so that they can be edited by hand and
 //! versioned. docs/API.md describes the document: `title`, `description`, `earliest`, `latest`,
 //! `inputs` (`type` text|dropdown, `token`, `label`, `default`, `choices`) and `panels` (`title`,
-//! `search` with `$token$`s, `earliest`, `latest`, `viz`).
+//! `search` with `$token$`s or `saved`, the name of a saved search, `earliest`, `latest`, `viz`).
 //!
 //! `GET lode/dashboards` lists them (JSON feed: `entry[].name`, `entry[].content` = the
 //! document); `GET|POST|DELETE lode/dashboards/{name}` reads, creates or replaces (the JSON
@@ -64,7 +64,7 @@ fn feed(entries: Vec<(String, serde_json::Value)>, user: &str, app: &str) -> ser
 }
 
 /// Checks a dashboard document: an object with a string `title`, `panels` each with a string
-/// `search`, and `inputs` each with a word `token`. Returns what is wrong.
+/// `search` or `saved` (a saved search's name), and `inputs` each with a word `token`. Returns what is wrong.
 pub fn validate(doc: &serde_json::Value) -> Result<(), String> {
     let o = doc.as_object().ok_or("a dashboard is a JSON object")?;
     if !o.get("title").is_some_and(serde_json::Value::is_string) {
@@ -78,8 +78,12 @@ pub fn validate(doc: &serde_json::Value) -> Result<(), String> {
         }
     };
     for (i, p) in list("panels")?.iter().enumerate() {
-        if !p.get("search").is_some_and(serde_json::Value::is_string) {
-            return Err(format!("panel {} needs a string \"search\"", i + 1));
+        let text = |k: &str| p.get(k).is_some_and(serde_json::Value::is_string);
+        if !text("search") && !text("saved") {
+            return Err(format!(
+                "panel {} needs a string \"search\" or the name of a saved search in \"saved\"",
+                i + 1
+            ));
         }
     }
     for (i, inp) in list("inputs")?.iter().enumerate() {
@@ -230,7 +234,7 @@ mod tests {
 
     #[test]
     fn documents_are_checked() {
-        let ok = serde_json::json!({"title": "t", "panels": [{"search": "x", "viz": "line"}],
+        let ok = serde_json::json!({"title": "t", "panels": [{"search": "x", "viz": "line"}, {"saved": "r"}],
                                     "inputs": [{"type": "text", "token": "host_1"}]});
         assert!(validate(&ok).is_ok());
         for (bad, want) in [
