@@ -305,6 +305,14 @@ pub struct StreamStats {
     pub reset_on_change: bool,
     /// `time_window=`: only rows whose `_time` is within this span of the current row's count.
     pub time_window: Option<TimeSpan>,
+    /// `reset_before="(<eval>)"`: all state is dropped before a row for which it is true.
+    pub reset_before: Option<Expr>,
+    /// `reset_after="(<eval>)"`: all state is dropped after a row (with its results) for which it
+    /// is true.
+    pub reset_after: Option<Expr>,
+    /// `allnum=t`: numeric aggregations of a field give nothing once one of its values in the
+    /// group was not a number (default false).
+    pub allnum: bool,
 }
 
 /// Arguments of `timechart`.

@@ -148,9 +148,21 @@ fn command(out: &mut String, c: &Command) {
                 ("current", st.current, true),
                 ("global", st.global, true),
                 ("reset_on_change", st.reset_on_change, false),
+                ("allnum", st.allnum, false),
             ] {
                 if value != default {
                     let _ = write!(out, "{key}={} ", if value { "t" } else { "f" });
+                }
+            }
+            for (key, e) in [
+                ("reset_before", &st.reset_before),
+                ("reset_after", &st.reset_after),
+            ] {
+                if let Some(e) = e {
+                    out.push_str(key);
+                    out.push('=');
+                    crate::lexer::push_quoted(out, &format!("({})", print_expr(e)), '"');
+                    out.push(' ');
                 }
             }
             aggs(out, &st.stats.aggs);

@@ -283,6 +283,9 @@ fn command() -> impl Strategy<Value = Command> {
                     global,
                     reset_on_change,
                     time_window: None,
+                    reset_before: None,
+                    reset_after: None,
+                    allnum: false,
                 })
             }),
         (name(), proptest::option::of(name()))
@@ -484,16 +487,26 @@ fn reshape_command() -> impl Strategy<Value = Command> {
         (proptest::option::of(text()), proptest::option::of(text()))
             .prop_map(|(pairdelim, kvdelim)| Command::Extract { pairdelim, kvdelim }),
         Just(Command::XmlKv),
-        (vec(agg(), 1..3), time_span(), any::<u64>()).prop_map(|(aggs, t, window)| {
-            Command::StreamStats(StreamStats {
-                stats: Stats { aggs, by: vec![] },
-                window,
-                current: true,
-                global: true,
-                reset_on_change: false,
-                time_window: Some(t),
-            })
-        }),
+        (
+            vec(agg(), 1..3),
+            time_span(),
+            any::<u64>(),
+            proptest::option::of(expr()),
+            proptest::option::of(expr())
+        )
+            .prop_map(|(aggs, t, window, reset_before, reset_after)| {
+                Command::StreamStats(StreamStats {
+                    stats: Stats { aggs, by: vec![] },
+                    window,
+                    current: true,
+                    global: true,
+                    reset_on_change: false,
+                    time_window: Some(t),
+                    reset_before,
+                    reset_after,
+                    allnum: window % 2 == 0,
+                })
+            }),
     ]
 }
 

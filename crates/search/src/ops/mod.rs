@@ -263,7 +263,7 @@ fn build(c: &Command, ctx: ExecContext, limits: Limits) -> Result<Box<dyn Op>, S
             Partial::build(c, ctx, limits)?.into_op()
         }
         Command::EventStats(s) => Box::new(eventstats::EventStatsOp::new(s.clone(), limits)?),
-        Command::StreamStats(s) => Box::new(streamstats::StreamStatsOp::new(s.clone())?),
+        Command::StreamStats(s) => Box::new(streamstats::StreamStatsOp::new(s.clone(), ctx)?),
         Command::Accum { field, alias } => {
             Box::new(accum::AccumOp::new(field.clone(), alias.clone()))
         }

@@ -1,8 +1,8 @@
 //! Streaming and ordering commands: `where`, `eval`, `fields`, `rename`, `sort`, `head`,
 //! `tail`, `dedup`, `rex`, `eventstats`, `fillnull` (`reverse` takes no arguments). (`table` is a plain field list; see `Parser::name_list`.)
 
-use super::{parse_bool, parse_u64, unknown_option, Parser, Result};
-use crate::ast::{Command, SortKey, SortMode, Span, Stats, StreamStats};
+use super::{parse_bool, parse_u64, unknown_option, Opt, Parser, Result};
+use crate::ast::{Command, Expr, SortKey, SortMode, Span, Stats, StreamStats};
 use crate::error::{span, ParseError};
 use crate::lexer::{Mode, Op, Tok};
 
@@ -334,9 +334,15 @@ impl Parser<'_> {
             global: true,
             reset_on_change: false,
             time_window: None,
+            reset_before: None,
+            reset_after: None,
+            allnum: false,
         };
         while let Some(o) = self.option()? {
             match o.key.as_str() {
+                "reset_before" => st.reset_before = Some(reset_expr(&o)?),
+                "reset_after" => st.reset_after = Some(reset_expr(&o)?),
+                "allnum" => st.allnum = parse_bool(&o)?,
                 "window" => st.window = parse_u64(&o.value, o.value_span, "window")?,
                 "current" => st.current = parse_bool(&o)?,
                 "global" => st.global = parse_bool(&o)?,
@@ -483,6 +489,19 @@ impl Parser<'_> {
         }
         Ok(Command::FillNull { value, fields })
     }
+}
+
+/// The eval expression of `reset_before=`/`reset_after=` (written `"(<expr>)"`).
+fn reset_expr(o: &Opt) -> Result<Expr> {
+    crate::parse_expr(&o.value).map_err(|e| {
+        ParseError::new(
+            format!(
+                "Error in 'streamstats' command: the {} expression is invalid: {}",
+                o.key, e.message
+            ),
+            o.value_span,
+        )
+    })
 }
 
 #[cfg(test)]
@@ -741,6 +760,21 @@ mod tests {
             }
         );
         assert_eq!(err("x | fillnull v=1").1, "v");
+    }
+
+    #[test]
+    fn streamstats_resets_and_allnum() {
+        let Command::StreamStats(s) = last(
+            r#"x | streamstats reset_before="(status>=500)" reset_after="(count==3)" allnum=t count"#,
+        ) else {
+            panic!("not streamstats");
+        };
+        assert!(s.allnum);
+        assert!(matches!(s.reset_before, Some(Expr::Binary(..))));
+        assert!(matches!(s.reset_after, Some(Expr::Binary(..))));
+        assert!(err(r#"x | streamstats reset_after="(count==" count"#)
+            .0
+            .contains("reset_after expression is invalid"));
     }
 
     #[test]
