@@ -618,6 +618,8 @@ pub struct Chart {
     pub usenull: bool,
     /// Name of the null series (default `NULL`).
     pub nullstr: String,
+    /// `limit=bottomN`: keep the series with the smallest totals (default false: `topN`, `N`).
+    pub bottom: bool,
 }
 
 /// Arguments of `addtotals`.

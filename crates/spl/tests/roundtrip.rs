@@ -370,11 +370,11 @@ fn reshape_command() -> impl Strategy<Value = Command> {
         vec(agg(), 1..3),
         proptest::option::of((name(), proptest::option::of(bin_span()))),
         proptest::option::of(name()),
-        any::<u64>(),
+        any::<(u64, bool)>(),
         (any::<bool>(), name(), any::<bool>(), name()),
     )
         .prop_map(
-            |(aggs, over, by, limit, (useother, otherstr, usenull, nullstr))| {
+            |(aggs, over, by, (limit, bottom), (useother, otherstr, usenull, nullstr))| {
                 let (over, span) = match over {
                     Some((o, s)) => (Some(o), s),
                     None => (None, None),
@@ -390,6 +390,7 @@ fn reshape_command() -> impl Strategy<Value = Command> {
                     otherstr,
                     usenull,
                     nullstr,
+                    bottom,
                 })
             },
         );
