@@ -417,7 +417,11 @@ fn tstats_equals_search_stats_from_the_index_alone() {
     assert_eq!(h.csv("| tstats count by user"), [""], "no rows");
     assert!(h
         .err("| tstats count sum(host) by host, _time")
-        .contains("one other 'by' field"));
+        .contains("give span="));
+    assert_eq!(
+        h.csv("| tstats count dc(source) where index=* by _time, index, host span=1h"),
+        h.csv("index=* | bin _time span=1h | stats count dc(source) by _time, index, host")
+    );
 }
 
 #[test]

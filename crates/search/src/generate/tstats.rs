@@ -13,7 +13,9 @@
 //! the term index (`status=200` looks up `status::200`), rows from the columns and the stored
 //! index-time fields — still no raw slice — and the same `stats`/`timechart` runs over them. An
 //! event without the field has no value for it, as in Splunk (fields extracted at search time
-//! are not indexed). A `tstats` that would need raw events (a bare word, `_raw`) is refused.
+//! are not indexed). With `_time` and several other `by` fields or aggregations (`span=`
+//! required), rows take the same way, their `_time` floored to the span, into a `stats` by every
+//! field. A `tstats` that would need raw events (a bare word, `_raw`) is refused.
 //! Index selection is the search clause's: `index=` in the `where` clause, default `main`.
 
 use std::path::Path;
@@ -63,13 +65,22 @@ pub fn run(
         fields.iter().any(|f| !COLUMN_FIELDS.contains(f)) || compares_others(t.filter.as_ref());
     let binned = t.by.iter().any(|f| f == "_time");
     let others: Vec<String> = t.by.iter().filter(|f| *f != "_time").cloned().collect();
-    let second = if binned {
-        if others.len() > 1 || (others.len() == 1 && t.aggs.len() > 1) {
+    if binned && (others.len() > 1 || (others.len() == 1 && t.aggs.len() > 1)) {
+        // Several series per time bucket: rows binned by `span=` and a `stats` by every field.
+        let Some(span) = t.span else {
             return Err(user(
-                "with _time in 'by', Lode supports one other 'by' field and then one aggregation."
-                    .into(),
+                "with _time and more than one other 'by' field or aggregation, give span=.".into(),
             ));
-        }
+        };
+        check_clause(t.filter.as_ref())?;
+        let second = Command::Stats(Stats {
+            aggs: t.aggs.clone(),
+            by: t.by.clone(),
+        });
+        let bin = Some(crate::ops::span::Span::from_ast(span));
+        return indexed::run(index_root, req, opts, t, second, bin, rest, emit);
+    }
+    let second = if binned {
         Command::Timechart(Timechart {
             span: t.span,
             bins: 100,
@@ -87,7 +98,7 @@ pub fn run(
     };
     if index_time {
         check_clause(t.filter.as_ref())?;
-        return indexed::run(index_root, req, opts, t, second, rest, emit);
+        return indexed::run(index_root, req, opts, t, second, None, rest, emit);
     }
     let inner = Pipeline {
         commands: vec![Command::Search(t.filter.clone()), second],

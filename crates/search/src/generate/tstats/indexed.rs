@@ -20,6 +20,7 @@ use lode_store::TermQuery;
 
 use super::{feed, unpivot};
 use crate::matcher;
+use crate::ops::span::Span;
 use crate::ops::{ExecContext, Executor, Flow};
 use crate::plan::{self, PlanOptions};
 use crate::row::Row;
@@ -31,14 +32,17 @@ use crate::SearchError;
 /// Rows built before they are handed to the aggregation.
 const BATCH: usize = 4096;
 
-/// Runs `tstats` whose fields or clause name index-time fields; `second` is the `stats` or
-/// `timechart` it stands for, `rest` the commands after it.
+/// Runs `tstats` whose fields or clause name index-time fields (or that has several series per
+/// time bucket); `second` is the `stats` or `timechart` it stands for, `bin` the span that rows'
+/// `_time` is floored to before a `stats` by `_time`, `rest` the commands after it.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     index_root: &Path,
     req: &SearchRequest,
     opts: &RunOptions,
     t: &Tstats,
     second: Command,
+    bin: Option<Span>,
     rest: Vec<Command>,
     emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
 ) -> Result<SearchStats, SearchError> {
@@ -100,6 +104,10 @@ pub fn run(
                 return Ok(true);
             }
             stats.events_matched += 1;
+            if let (Some(span), Some(t)) = (bin, row.time()) {
+                let start = span.start(t, req.tz);
+                row.set("_time", Value::Num(start as f64 / 1e6));
+            }
             batch.push(row);
             if batch.len() >= BATCH {
                 let flow = agg.push(std::mem::take(batch), &mut out)?;
