@@ -78,6 +78,8 @@ pub enum Command {
         keepempty: bool,
         /// Only remove consecutive duplicates.
         consecutive: bool,
+        /// `sortby -x +y`: the kept rows are then sorted by these keys (empty: input order).
+        sortby: Vec<SortKey>,
     },
     /// `rex [field=f] [max_match=N] "regex with (?<name>…) groups"`.
     Rex {

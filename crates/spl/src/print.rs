@@ -99,6 +99,7 @@ fn command(out: &mut String, c: &Command) {
             fields,
             keepempty,
             consecutive,
+            sortby,
         } => {
             out.push_str("dedup ");
             if *count != 1 {
@@ -107,6 +108,13 @@ fn command(out: &mut String, c: &Command) {
             names(out, fields);
             flag(out, "keepempty", *keepempty, false);
             flag(out, "consecutive", *consecutive, false);
+            if !sortby.is_empty() {
+                out.push_str(" sortby ");
+                for (i, k) in sortby.iter().enumerate() {
+                    sep(out, i, ", ");
+                    sort_key(out, k);
+                }
+            }
         }
         Command::Rex {
             field,

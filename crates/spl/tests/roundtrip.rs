@@ -182,7 +182,8 @@ fn command() -> impl Strategy<Value = Command> {
             field,
             descending,
             mode,
-        });
+        })
+        .boxed();
     let timechart = (
         proptest::option::of(time_span()),
         any::<u32>(),
@@ -244,20 +245,29 @@ fn command() -> impl Strategy<Value = Command> {
             .prop_map(|(remove, fields)| Command::Fields { remove, fields }),
         vec(name(), 1..4).prop_map(Command::Table),
         vec((name(), name()), 1..3).prop_map(Command::Rename),
-        (proptest::option::of(any::<u64>()), vec(sort_key, 1..4))
+        (
+            proptest::option::of(any::<u64>()),
+            vec(sort_key.clone(), 1..4)
+        )
             .prop_map(|(limit, keys)| Command::Sort { limit, keys }),
         any::<u64>().prop_map(Command::Head),
         any::<u64>().prop_map(Command::Tail),
-        (1..u64::MAX, vec(name(), 1..3), any::<bool>(), any::<bool>()).prop_map(
-            |(count, fields, keepempty, consecutive)| {
+        (
+            1..u64::MAX,
+            vec(name(), 1..3),
+            any::<bool>(),
+            any::<bool>(),
+            vec(sort_key.clone(), 0..3)
+        )
+            .prop_map(|(count, fields, keepempty, consecutive, sortby)| {
                 Command::Dedup {
                     count,
                     fields,
                     keepempty,
                     consecutive,
+                    sortby,
                 }
-            }
-        ),
+            }),
         (name(), "[ -~]{1,10}", any::<u64>()).prop_map(|(field, pattern, max_match)| {
             Command::Rex {
                 field,

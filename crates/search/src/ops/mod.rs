@@ -247,13 +247,11 @@ fn build(c: &Command, ctx: ExecContext, limits: Limits) -> Result<Box<dyn Op>, S
             fields,
             keepempty,
             consecutive,
-        } => Box::new(dedup::DedupOp::new(
-            *count,
-            fields.clone(),
-            *keepempty,
-            *consecutive,
-            limits,
-        )),
+            sortby,
+        } => Box::new(
+            dedup::DedupOp::new(*count, fields.clone(), *keepempty, *consecutive, limits)
+                .sorted_by(sortby, limits)?,
+        ),
         Command::Rex {
             field,
             pattern,

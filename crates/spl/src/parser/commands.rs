@@ -221,6 +221,7 @@ impl Parser<'_> {
         }
         let (mut keepempty, mut consecutive) = (false, false);
         let mut fields = Vec::new();
+        let mut sortby: Vec<SortKey> = Vec::new();
         loop {
             if let Some(o) = self.option()? {
                 match o.key.as_str() {
@@ -234,8 +235,23 @@ impl Parser<'_> {
             match t.kind {
                 Tok::Pipe | Tok::Eof => break,
                 Tok::Comma if !fields.is_empty() => self.pos = t.span.end,
-                _ if self.is_word(&t, "sortby") => {
-                    return Err(ParseError::new("dedup sortby is not supported.", t.span));
+                _ if self.is_word(&t, "sortby") && !fields.is_empty() => {
+                    self.pos = t.span.end;
+                    loop {
+                        let t = self.peek(M)?;
+                        match t.kind {
+                            Tok::Pipe | Tok::Eof => break,
+                            Tok::Comma if !sortby.is_empty() => self.pos = t.span.end,
+                            _ => sortby.push(self.sort_key()?),
+                        }
+                    }
+                    if sortby.is_empty() {
+                        return Err(ParseError::new(
+                            "'sortby' needs a field to sort by.",
+                            t.span,
+                        ));
+                    }
+                    break;
                 }
                 _ => fields.push(self.name("a field name")?.0),
             }
@@ -251,6 +267,7 @@ impl Parser<'_> {
             fields,
             keepempty,
             consecutive,
+            sortby,
         })
     }
 
@@ -704,7 +721,8 @@ mod tests {
                 count: 1,
                 fields: vec!["a".into()],
                 keepempty: false,
-                consecutive: false
+                consecutive: false,
+                sortby: vec![]
             }
         );
         assert_eq!(
@@ -713,15 +731,39 @@ mod tests {
                 count: 3,
                 fields: vec!["a".into(), "b".into()],
                 keepempty: true,
-                consecutive: true
+                consecutive: true,
+                sortby: vec![]
             }
+        );
+        let Command::Dedup { sortby, .. } = last("x | dedup a sortby -b, +num(c) d") else {
+            panic!("not dedup");
+        };
+        assert_eq!(
+            sortby,
+            vec![
+                SortKey {
+                    field: "b".into(),
+                    descending: true,
+                    mode: SortMode::Auto
+                },
+                SortKey {
+                    field: "c".into(),
+                    descending: false,
+                    mode: SortMode::Num
+                },
+                SortKey {
+                    field: "d".into(),
+                    descending: false,
+                    mode: SortMode::Auto
+                }
+            ]
         );
         assert_eq!(err("x | dedup 0 a").1, "0");
         assert_eq!(
             err("x | dedup keepempty=t"),
             ("'dedup' needs at least one field name.".into(), "dedup")
         );
-        assert_eq!(err("x | dedup a sortby -b").1, "sortby");
+        assert_eq!(err("x | dedup a sortby").1, "sortby");
         assert_eq!(err("x | dedup a keepempty=yes").1, "yes");
     }
 
