@@ -38,6 +38,10 @@ const AGGS: &[(&str, &str)] = &[
     ("first", "first"),
     ("last", "last"),
     ("rate", "rate"),
+    ("per_second", "per_second"),
+    ("per_minute", "per_minute"),
+    ("per_hour", "per_hour"),
+    ("per_day", "per_day"),
 ];
 
 /// Whether `name` (lowercase) is a percentile function: `perc`, `p`, `percentile`, `exactperc`
