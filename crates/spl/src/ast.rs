@@ -355,6 +355,10 @@ pub struct Top {
     pub showcount: bool,
     /// Whether the percentage column is output (default true).
     pub showperc: bool,
+    /// `useother=t`: one more row per group for the combinations beyond `limit` (default false).
+    pub useother: bool,
+    /// The field value of that row (default `OTHER`).
+    pub otherstr: String,
 }
 
 /// A time span such as `5m` or `1h`.

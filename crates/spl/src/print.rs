@@ -380,6 +380,14 @@ fn top(out: &mut String, t: &Top) {
     if !t.showperc {
         out.push_str("showperc=f ");
     }
+    if t.useother {
+        out.push_str("useother=t ");
+    }
+    if t.otherstr != "OTHER" {
+        out.push_str("otherstr=");
+        push_name(out, &t.otherstr);
+        out.push(' ');
+    }
     names(out, &t.fields);
     if !t.by.is_empty() {
         out.push_str(" by ");

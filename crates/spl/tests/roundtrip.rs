@@ -216,9 +216,20 @@ fn command() -> impl Strategy<Value = Command> {
         name(),
         any::<bool>(),
         any::<bool>(),
+        (any::<bool>(), name()),
     )
         .prop_map(
-            |(rare, fields, by, limit, countfield, percentfield, showcount, showperc)| {
+            |(
+                rare,
+                fields,
+                by,
+                limit,
+                countfield,
+                percentfield,
+                showcount,
+                showperc,
+                (useother, otherstr),
+            )| {
                 Command::Top(Top {
                     rare,
                     fields,
@@ -228,6 +239,8 @@ fn command() -> impl Strategy<Value = Command> {
                     percentfield,
                     showcount,
                     showperc,
+                    useother,
+                    otherstr,
                 })
             },
         );
