@@ -87,6 +87,8 @@ pub enum Command {
         keepempty: bool,
         /// Only remove consecutive duplicates.
         consecutive: bool,
+        /// `sortby -x +y`: the kept rows are then sorted by these keys (empty: input order).
+        sortby: Vec<SortKey>,
     },
     /// `rex [field=f] [max_match=N] "regex with (?<name>…) groups"`.
     Rex {
@@ -314,6 +316,14 @@ pub struct StreamStats {
     pub reset_on_change: bool,
     /// `time_window=`: only rows whose `_time` is within this span of the current row's count.
     pub time_window: Option<TimeSpan>,
+    /// `reset_before="(<eval>)"`: all state is dropped before a row for which it is true.
+    pub reset_before: Option<Expr>,
+    /// `reset_after="(<eval>)"`: all state is dropped after a row (with its results) for which it
+    /// is true.
+    pub reset_after: Option<Expr>,
+    /// `allnum=t`: numeric aggregations of a field give nothing once one of its values in the
+    /// group was not a number (default false).
+    pub allnum: bool,
 }
 
 /// Arguments of `timechart`.
@@ -354,6 +364,10 @@ pub struct Top {
     pub showcount: bool,
     /// Whether the percentage column is output (default true).
     pub showperc: bool,
+    /// `useother=t`: one more row per group for the combinations beyond `limit` (default false).
+    pub useother: bool,
+    /// The field value of that row (default `OTHER`).
+    pub otherstr: String,
 }
 
 /// A time span such as `5m` or `1h`.
@@ -619,6 +633,8 @@ pub struct Chart {
     pub usenull: bool,
     /// Name of the null series (default `NULL`).
     pub nullstr: String,
+    /// `limit=bottomN`: keep the series with the smallest totals (default false: `topN`, `N`).
+    pub bottom: bool,
 }
 
 /// Arguments of `addtotals`.

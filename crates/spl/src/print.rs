@@ -103,6 +103,7 @@ fn command(out: &mut String, c: &Command) {
             fields,
             keepempty,
             consecutive,
+            sortby,
         } => {
             out.push_str("dedup ");
             if *count != 1 {
@@ -111,6 +112,13 @@ fn command(out: &mut String, c: &Command) {
             names(out, fields);
             flag(out, "keepempty", *keepempty, false);
             flag(out, "consecutive", *consecutive, false);
+            if !sortby.is_empty() {
+                out.push_str(" sortby ");
+                for (i, k) in sortby.iter().enumerate() {
+                    sep(out, i, ", ");
+                    sort_key(out, k);
+                }
+            }
         }
         Command::Rex {
             field,
@@ -152,9 +160,21 @@ fn command(out: &mut String, c: &Command) {
                 ("current", st.current, true),
                 ("global", st.global, true),
                 ("reset_on_change", st.reset_on_change, false),
+                ("allnum", st.allnum, false),
             ] {
                 if value != default {
                     let _ = write!(out, "{key}={} ", if value { "t" } else { "f" });
+                }
+            }
+            for (key, e) in [
+                ("reset_before", &st.reset_before),
+                ("reset_after", &st.reset_after),
+            ] {
+                if let Some(e) = e {
+                    out.push_str(key);
+                    out.push('=');
+                    crate::lexer::push_quoted(out, &format!("({})", print_expr(e)), '"');
+                    out.push(' ');
                 }
             }
             aggs(out, &st.stats.aggs);
@@ -363,6 +383,14 @@ fn top(out: &mut String, t: &Top) {
     }
     if !t.showperc {
         out.push_str("showperc=f ");
+    }
+    if t.useother {
+        out.push_str("useother=t ");
+    }
+    if t.otherstr != "OTHER" {
+        out.push_str("otherstr=");
+        push_name(out, &t.otherstr);
+        out.push(' ');
     }
     names(out, &t.fields);
     if !t.by.is_empty() {

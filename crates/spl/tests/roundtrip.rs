@@ -210,7 +210,8 @@ fn command() -> impl Strategy<Value = Command> {
             field,
             descending,
             mode,
-        });
+        })
+        .boxed();
     let timechart = (
         proptest::option::of(time_span()),
         any::<u32>(),
@@ -243,9 +244,20 @@ fn command() -> impl Strategy<Value = Command> {
         name(),
         any::<bool>(),
         any::<bool>(),
+        (any::<bool>(), name()),
     )
         .prop_map(
-            |(rare, fields, by, limit, countfield, percentfield, showcount, showperc)| {
+            |(
+                rare,
+                fields,
+                by,
+                limit,
+                countfield,
+                percentfield,
+                showcount,
+                showperc,
+                (useother, otherstr),
+            )| {
                 Command::Top(Top {
                     rare,
                     fields,
@@ -255,6 +267,8 @@ fn command() -> impl Strategy<Value = Command> {
                     percentfield,
                     showcount,
                     showperc,
+                    useother,
+                    otherstr,
                 })
             },
         );
@@ -317,20 +331,29 @@ fn command() -> impl Strategy<Value = Command> {
             .prop_map(|(remove, fields)| Command::Fields { remove, fields }),
         vec(name(), 1..4).prop_map(Command::Table),
         vec((name(), name()), 1..3).prop_map(Command::Rename),
-        (proptest::option::of(any::<u64>()), vec(sort_key, 1..4))
+        (
+            proptest::option::of(any::<u64>()),
+            vec(sort_key.clone(), 1..4)
+        )
             .prop_map(|(limit, keys)| Command::Sort { limit, keys }),
         any::<u64>().prop_map(Command::Head),
         any::<u64>().prop_map(Command::Tail),
-        (1..u64::MAX, vec(name(), 1..3), any::<bool>(), any::<bool>()).prop_map(
-            |(count, fields, keepempty, consecutive)| {
+        (
+            1..u64::MAX,
+            vec(name(), 1..3),
+            any::<bool>(),
+            any::<bool>(),
+            vec(sort_key.clone(), 0..3)
+        )
+            .prop_map(|(count, fields, keepempty, consecutive, sortby)| {
                 Command::Dedup {
                     count,
                     fields,
                     keepempty,
                     consecutive,
+                    sortby,
                 }
-            }
-        ),
+            }),
         (name(), "[ -~]{1,10}", any::<u64>()).prop_map(|(field, pattern, max_match)| {
             Command::Rex {
                 field,
@@ -356,6 +379,9 @@ fn command() -> impl Strategy<Value = Command> {
                     global,
                     reset_on_change,
                     time_window: None,
+                    reset_before: None,
+                    reset_after: None,
+                    allnum: false,
                 })
             }),
         (name(), proptest::option::of(name()))
@@ -440,11 +466,11 @@ fn reshape_command() -> impl Strategy<Value = Command> {
         vec(agg(), 1..3),
         proptest::option::of((name(), proptest::option::of(bin_span()))),
         proptest::option::of(name()),
-        any::<u64>(),
+        any::<(u64, bool)>(),
         (any::<bool>(), name(), any::<bool>(), name()),
     )
         .prop_map(
-            |(aggs, over, by, limit, (useother, otherstr, usenull, nullstr))| {
+            |(aggs, over, by, (limit, bottom), (useother, otherstr, usenull, nullstr))| {
                 let (over, span) = match over {
                     Some((o, s)) => (Some(o), s),
                     None => (None, None),
@@ -460,6 +486,7 @@ fn reshape_command() -> impl Strategy<Value = Command> {
                     otherstr,
                     usenull,
                     nullstr,
+                    bottom,
                 })
             },
         );
@@ -557,16 +584,26 @@ fn reshape_command() -> impl Strategy<Value = Command> {
         (proptest::option::of(text()), proptest::option::of(text()))
             .prop_map(|(pairdelim, kvdelim)| Command::Extract { pairdelim, kvdelim }),
         Just(Command::XmlKv),
-        (vec(agg(), 1..3), time_span(), any::<u64>()).prop_map(|(aggs, t, window)| {
-            Command::StreamStats(StreamStats {
-                stats: Stats { aggs, by: vec![] },
-                window,
-                current: true,
-                global: true,
-                reset_on_change: false,
-                time_window: Some(t),
-            })
-        }),
+        (
+            vec(agg(), 1..3),
+            time_span(),
+            any::<u64>(),
+            proptest::option::of(expr()),
+            proptest::option::of(expr())
+        )
+            .prop_map(|(aggs, t, window, reset_before, reset_after)| {
+                Command::StreamStats(StreamStats {
+                    stats: Stats { aggs, by: vec![] },
+                    window,
+                    current: true,
+                    global: true,
+                    reset_on_change: false,
+                    time_window: Some(t),
+                    reset_before,
+                    reset_after,
+                    allnum: window % 2 == 0,
+                })
+            }),
     ]
 }
 

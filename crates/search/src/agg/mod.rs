@@ -91,6 +91,12 @@ impl Kind {
             ("first", true) => Kind::Pick(false),
             ("last", true) => Kind::Pick(true),
             ("rate", true) => Kind::Rate,
+            ("per_second" | "per_minute" | "per_hour" | "per_day", true) => {
+                return Err(SearchError::User(format!(
+                    "'{}' is only valid in timechart",
+                    agg.func
+                )))
+            }
             (f, false) => {
                 return Err(SearchError::User(format!(
                     "the aggregation '{f}' needs a field argument"

@@ -102,6 +102,20 @@ pub fn call(name: &str, v: &[Value]) -> Option<Result<Value, SearchError>> {
             Value::Str(root.to_string())
         }
         "spath" => {
+            let input = v[0].as_str();
+            if crate::extract::xml::looks_like_xml(&input) {
+                return Some(
+                    crate::extract::xml::at_path(&input, &v[1].as_str()).map(|found| {
+                        Value::from_values(
+                            found
+                                .unwrap_or_default()
+                                .into_iter()
+                                .map(Value::Str)
+                                .collect(),
+                        )
+                    }),
+                );
+            }
             let Some(root) = text(&v[0]) else {
                 return Some(Ok(Value::Null));
             };

@@ -4,6 +4,7 @@
 
 pub mod json;
 pub mod kv;
+pub mod xml;
 
 use crate::value::Value;
 

@@ -128,9 +128,16 @@ pub fn run(
             .push(format!("generating: {} (no bucket scan)", first.name()));
     }
     let rows = match &first {
-        DataCommand::MakeResults { count, annotate } => {
-            makeresults::rows(*count, *annotate, req.now, opts.limits)?
-        }
+        DataCommand::MakeResults {
+            count,
+            annotate,
+            data: None,
+        } => makeresults::rows(*count, *annotate, req.now, opts.limits)?,
+        DataCommand::MakeResults {
+            annotate,
+            data: Some(d),
+            ..
+        } => makeresults::data_rows(d, *annotate, req.now, opts.limits)?,
         DataCommand::GenTimes(g) => gentimes::rows(g, req.now, req.tz, opts.limits)?,
         DataCommand::InputLookup(il) => crate::ops::inputlookup::table_rows(il, false)?,
         DataCommand::InputCsv(il) => crate::ops::inputlookup::table_rows(il, true)?,

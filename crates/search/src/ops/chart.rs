@@ -132,7 +132,8 @@ impl ChartOp {
         Ok(())
     }
 
-    /// Keeps the top `limit` series (plus null), merges the rest into OTHER; column order.
+    /// Keeps the top (`limit=bottomN`: bottom) `limit` series by the total of the first
+    /// aggregation (plus null), merges the rest into OTHER; column order.
     fn pick_series(&mut self) -> Vec<String> {
         if self.c.by.is_none() {
             return vec![String::new()];
@@ -145,7 +146,11 @@ impl ChartOp {
         }
         let has_null = self.c.usenull && totals.remove(&self.c.nullstr).is_some();
         let mut ranked: Vec<(String, f64)> = totals.into_iter().collect();
-        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        if self.c.bottom {
+            ranked.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
+        } else {
+            ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        }
         let limit = if self.c.limit == 0 {
             usize::MAX
         } else {
@@ -290,6 +295,7 @@ mod tests {
             otherstr: "OTHER".into(),
             usenull: true,
             nullstr: "NULL".into(),
+            bottom: false,
         }
     }
 
@@ -358,6 +364,13 @@ mod tests {
         let out = run(c.clone(), data());
         assert_eq!(names(&out[0]), vec!["x", "c", "OTHER"]);
         assert_eq!(strs(&out, "OTHER"), vec!["2", "4"]);
+        // limit=bottom1: the series with the smallest sum (a = 1) stays.
+        let mut low = c.clone();
+        low.bottom = true;
+        let out = run(low, data());
+        assert_eq!(names(&out[0]), vec!["x", "a", "OTHER"]);
+        assert_eq!(strs(&out, "a"), vec!["0", "1"]);
+        assert_eq!(strs(&out, "OTHER"), vec!["8", "3"]);
         c.useother = false;
         let out = run(c, data());
         assert_eq!(names(&out[0]), vec!["x", "c"]);

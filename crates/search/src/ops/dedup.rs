@@ -1,11 +1,14 @@
 //! `dedup [N] f… [keepempty=t] [consecutive=t]`: keeps the first N rows (in input order) of each
 //! value combination; rows lacking a field are dropped unless `keepempty`. With `consecutive`,
-//! only runs of equal adjacent combinations are thinned.
+//! only runs of equal adjacent combinations are thinned. With `sortby -x +y`, the kept rows are
+//! held and sorted by those keys at the end (as `sort 0`, limit `max_sort_rows`).
 
 use super::limits::{exceeded, Limits};
+use super::sort::SortOp;
 use super::{Flow, Op};
 use crate::error::SearchError;
 use crate::row::Row;
+use lode_spl::ast::SortKey;
 use std::collections::HashMap;
 
 /// Removes duplicate value combinations.
@@ -19,6 +22,8 @@ pub struct DedupOp {
     seen: HashMap<Vec<String>, u64>,
     /// The previous combination and how many of its run passed (consecutive mode).
     last: Option<(Vec<String>, u64)>,
+    /// `sortby`: the kept rows go here and come out sorted at the end.
+    sort: Option<SortOp>,
 }
 
 impl DedupOp {
@@ -38,7 +43,16 @@ impl DedupOp {
             limits,
             seen: HashMap::new(),
             last: None,
+            sort: None,
         }
+    }
+
+    /// `sortby` keys (none: rows pass in input order).
+    pub fn sorted_by(mut self, keys: &[SortKey], limits: Limits) -> Result<DedupOp, SearchError> {
+        if !keys.is_empty() {
+            self.sort = Some(SortOp::new(Some(0), keys.to_vec(), limits)?);
+        }
+        Ok(self)
     }
 
     fn key(&self, r: &mut Row) -> Option<Vec<String>> {
@@ -55,6 +69,29 @@ impl DedupOp {
 
 impl Op for DedupOp {
     fn push(&mut self, rows: Vec<Row>, out: &mut Vec<Row>) -> Result<Flow, SearchError> {
+        if self.sort.is_some() {
+            let mut kept = Vec::new();
+            self.thin(rows, &mut kept)?;
+            if let Some(s) = &mut self.sort {
+                s.push(kept, out)?;
+            }
+            return Ok(Flow::Continue);
+        }
+        self.thin(rows, out)?;
+        Ok(Flow::Continue)
+    }
+
+    fn finish(&mut self, out: &mut Vec<Row>) -> Result<(), SearchError> {
+        match &mut self.sort {
+            Some(s) => s.finish(out),
+            None => Ok(()),
+        }
+    }
+}
+
+impl DedupOp {
+    /// Appends the rows of `rows` that pass to `out`, in order.
+    fn thin(&mut self, rows: Vec<Row>, out: &mut Vec<Row>) -> Result<(), SearchError> {
         for mut r in rows {
             let Some(k) = self.key(&mut r) else {
                 if self.keepempty {
@@ -89,7 +126,7 @@ impl Op for DedupOp {
                 out.push(r);
             }
         }
-        Ok(Flow::Continue)
+        Ok(())
     }
 }
 
@@ -110,6 +147,25 @@ mod tests {
         let mut out = Vec::new();
         op.push(rows, &mut out).unwrap();
         strs(&out, "i")
+    }
+
+    #[test]
+    fn sortby_sorts_the_kept_rows() {
+        let key = |f: &str, descending| SortKey {
+            field: f.into(),
+            descending,
+            mode: lode_spl::ast::SortMode::Auto,
+        };
+        let mut op = DedupOp::new(1, vec!["x".into()], false, false, Limits::default())
+            .sorted_by(&[key("x", true)], Limits::default())
+            .unwrap();
+        let mut out = Vec::new();
+        op.push(str_rows("x", &["b", "a", "b", "c"]), &mut out)
+            .unwrap();
+        assert!(out.is_empty());
+        op.push(str_rows("x", &["a", "d"]), &mut out).unwrap();
+        op.finish(&mut out).unwrap();
+        assert_eq!(strs(&out, "x"), vec!["d", "c", "b", "a"]);
     }
 
     #[test]

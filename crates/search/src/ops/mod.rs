@@ -280,13 +280,11 @@ fn build(
             fields,
             keepempty,
             consecutive,
-        } => Box::new(dedup::DedupOp::new(
-            *count,
-            fields.clone(),
-            *keepempty,
-            *consecutive,
-            limits,
-        )),
+            sortby,
+        } => Box::new(
+            dedup::DedupOp::new(*count, fields.clone(), *keepempty, *consecutive, limits)
+                .sorted_by(sortby, limits)?,
+        ),
         Command::Rex {
             field,
             pattern,
@@ -296,7 +294,7 @@ fn build(
             Partial::build(c, ctx, limits)?.into_op()
         }
         Command::EventStats(s) => Box::new(eventstats::EventStatsOp::new(s.clone(), limits)?),
-        Command::StreamStats(s) => Box::new(streamstats::StreamStatsOp::new(s.clone())?),
+        Command::StreamStats(s) => Box::new(streamstats::StreamStatsOp::new(s.clone(), ctx)?),
         Command::Accum { field, alias } => {
             Box::new(accum::AccumOp::new(field.clone(), alias.clone()))
         }

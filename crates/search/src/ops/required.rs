@@ -75,7 +75,11 @@ pub fn required_fields(commands: &[Command]) -> Option<Vec<String>> {
                 p.iter().map(|(a, _)| a.clone()).collect()
             }
             Command::Sort { keys, .. } => keys.iter().map(|k| k.field.clone()).collect(),
-            Command::Dedup { fields, .. } => fields.clone(),
+            Command::Dedup { fields, sortby, .. } => fields
+                .iter()
+                .cloned()
+                .chain(sortby.iter().map(|k| k.field.clone()))
+                .collect(),
             Command::Rex { field, .. } | Command::Regex { field, .. } => vec![field.clone()],
             Command::Stats(s) => {
                 closed = true;

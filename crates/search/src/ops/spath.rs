@@ -2,7 +2,8 @@
 //! `f` (default `_raw`) into `o` (default: the path text); a path through `{}` gives a
 //! multivalue, an object or array gives its JSON text. Without a path, every leaf of the JSON
 //! document becomes a field named by its path (`a.b`, `c{}`), fields already present kept.
-//! Input that is not JSON gives nothing (XML is not read).
+//! Input starting with `<` is read as XML ([`extract::xml`]: `a.b`, `a.b{@attr}`, repeated
+//! elements as multivalues). Input that is neither gives nothing.
 
 use super::{ExecContext, Flow, Op};
 use crate::error::SearchError;
@@ -61,6 +62,17 @@ impl Op for SpathOp {
                     let Some(text) = r.get(&self.input).map(|v| v.as_str().into_owned()) else {
                         continue;
                     };
+                    if extract::xml::looks_like_xml(&text) {
+                        for (n, vals) in extract::xml::extract_all(&text).unwrap_or_default() {
+                            if r.get(&n).is_none() {
+                                r.set(
+                                    &n,
+                                    Value::from_values(vals.into_iter().map(Value::Str).collect()),
+                                );
+                            }
+                        }
+                        continue;
+                    }
                     let mut found: Vec<(String, Value)> = Vec::new();
                     if extract::json::extract(&text, &mut found) {
                         for (n, v) in found {
@@ -105,6 +117,23 @@ mod tests {
         assert_eq!(strs(&out, "o"), vec!["2", ""]);
         let out = run(Some("o"), Some("e"));
         assert_eq!(strs(&out, "o"), vec![r#"{"f":true}"#, ""]);
+    }
+
+    #[test]
+    fn xml_paths_and_every_field() {
+        let xml = r#"<ev><user id="3">bob</user><code>7</code><code>8</code></ev>"#;
+        let run = |path: Option<&str>| {
+            let mut op = SpathOp::new("j".into(), None, path.map(str::to_string), ctx());
+            let mut out = Vec::new();
+            op.push(str_rows("j", &[xml, "<broken"]), &mut out).unwrap();
+            out
+        };
+        let out = run(Some("ev.code"));
+        assert_eq!(strs(&out, "ev.code"), vec!["7\n8", ""]);
+        let out = run(None);
+        assert_eq!(strs(&out, "ev.user"), vec!["bob", ""]);
+        assert_eq!(strs(&out, "ev.user{@id}"), vec!["3", ""]);
+        assert_eq!(strs(&out, "ev.code"), vec!["7\n8", ""]);
     }
 
     #[test]

@@ -13,15 +13,22 @@
 //! - `time_window=5m`: only earlier rows whose `_time` is less than the span away from the
 //!   current row's count (rows arrive in time order, newest first for event searches); with
 //!   `window=N` both limits apply. A row without `_time` keeps the window as it is.
+//! - `reset_before="(<eval>)"`: all state is dropped before a row for which the expression is
+//!   true (the row then starts afresh); `reset_after="(<eval>)"`: after a row, with its results
+//!   set (so the expression may read them, `reset_after="(count>=3)"`), for which it is true.
+//! - `allnum=t`: a numeric aggregation (`sum`, `avg`, `min`, `max`, `range`, `stdev`, `median`,
+//!   `perc…`, …) of a field gives no result for its group once a row of the group had a
+//!   non-numeric value in it, until a reset.
 
 use super::span::Span;
 use super::stats::group_keys;
-use super::{Flow, Op};
-use crate::agg::{AggSpec, AggState};
+use super::{ExecContext, Flow, Op};
+use crate::agg::{AggSpec, AggState, Kind};
 use crate::error::SearchError;
+use crate::eval::{check, EvalCtx, Evaluator};
 use crate::row::Row;
 use crate::value::Value;
-use lode_spl::ast::StreamStats;
+use lode_spl::ast::{Expr, StreamStats};
 use std::collections::{HashMap, VecDeque};
 
 /// A row as remembered by a window: its group and the values the aggregations read.
@@ -51,11 +58,18 @@ pub struct StreamStatsOp {
     /// The previous row's group key (`reset_on_change`).
     prev: Option<Option<Vec<String>>>,
     keys: Vec<Vec<String>>,
+    reset_before: Option<Expr>,
+    reset_after: Option<Expr>,
+    ev: Evaluator,
+    /// `allnum=t`: per aggregation, whether it is numeric and reads a field.
+    numeric: Option<Vec<bool>>,
+    /// `allnum=t`: per group, the aggregations that met a non-numeric value.
+    tainted: HashMap<usize, Vec<bool>>,
 }
 
 impl StreamStatsOp {
-    /// Compiles the aggregations.
-    pub fn new(s: StreamStats) -> Result<StreamStatsOp, SearchError> {
+    /// Compiles the aggregations and reset expressions.
+    pub fn new(s: StreamStats, ctx: ExecContext) -> Result<StreamStatsOp, SearchError> {
         if s.stats.aggs.is_empty() {
             return Err(SearchError::User(
                 "streamstats needs at least one aggregation".into(),
@@ -67,6 +81,27 @@ impl StreamStatsOp {
             .iter()
             .map(AggSpec::new)
             .collect::<Result<Vec<_>, _>>()?;
+        for e in s.reset_before.iter().chain(&s.reset_after) {
+            check(e)?;
+        }
+        let numeric = s.allnum.then(|| {
+            aggs.iter()
+                .map(|a| {
+                    a.field.is_some()
+                        && matches!(
+                            a.kind,
+                            Kind::Sum
+                                | Kind::Avg
+                                | Kind::Min
+                                | Kind::Max
+                                | Kind::Stat(_)
+                                | Kind::Median
+                                | Kind::Perc(..)
+                                | Kind::Rate
+                        )
+                })
+                .collect()
+        });
         Ok(StreamStatsOp {
             aggs,
             by: s.stats.by,
@@ -84,7 +119,45 @@ impl StreamStatsOp {
             windows: HashMap::new(),
             prev: None,
             keys: Vec::new(),
+            reset_before: s.reset_before,
+            reset_after: s.reset_after,
+            ev: Evaluator::new(EvalCtx {
+                now: ctx.now,
+                tz: ctx.tz,
+            }),
+            numeric,
+            tainted: HashMap::new(),
         })
+    }
+
+    /// Drops all state (`reset_on_change`, `reset_before`, `reset_after`).
+    fn reset(&mut self) {
+        self.index.clear();
+        self.states.clear();
+        self.seen.clear();
+        self.windows.clear();
+        self.tainted.clear();
+    }
+
+    /// `allnum=t`: marks the numeric aggregations of `group` whose field in `r` is not a number.
+    fn taint(&mut self, group: usize, r: &mut Row) {
+        let Some(numeric) = &self.numeric else {
+            return;
+        };
+        let flags = self
+            .tainted
+            .entry(group)
+            .or_insert_with(|| vec![false; numeric.len()]);
+        for ((a, &num), flag) in self.aggs.iter().zip(numeric).zip(flags.iter_mut()) {
+            let Some(f) = a.field.as_deref().filter(|_| num && !*flag) else {
+                continue;
+            };
+            if let Some(v) = r.get(f) {
+                if !v.is_null() && v.iter_values().any(|x| x.to_num().is_none()) {
+                    *flag = true;
+                }
+            }
+        }
     }
 
     fn fresh(&self) -> Vec<AggState> {
@@ -132,7 +205,22 @@ impl StreamStatsOp {
             .collect()
     }
 
-    fn row(&mut self, r: &mut Row) {
+    fn row(&mut self, r: &mut Row) -> Result<(), SearchError> {
+        if let Some(e) = &self.reset_before {
+            if self.ev.is_true(e, r)? {
+                self.reset();
+            }
+        }
+        self.aggregate(r);
+        if let Some(e) = &self.reset_after {
+            if self.ev.is_true(e, r)? {
+                self.reset();
+            }
+        }
+        Ok(())
+    }
+
+    fn aggregate(&mut self, r: &mut Row) {
         let mut keys = std::mem::take(&mut self.keys);
         group_keys(r, &self.by, &mut keys);
         let key = keys.drain(..).next();
@@ -140,10 +228,7 @@ impl StreamStatsOp {
         if self.reset_on_change {
             if let Some(prev) = &self.prev {
                 if *prev != key {
-                    self.index.clear();
-                    self.states.clear();
-                    self.seen.clear();
-                    self.windows.clear();
+                    self.reset();
                 }
             }
             self.prev = Some(key.clone());
@@ -199,8 +284,13 @@ impl StreamStatsOp {
                 res
             }
         };
+        self.taint(group, r);
+        let tainted = self.tainted.get(&group);
         if let Some(values) = results {
-            for (a, v) in self.aggs.iter().zip(values) {
+            for (i, (a, v)) in self.aggs.iter().zip(values).enumerate() {
+                if tainted.is_some_and(|t| t[i]) {
+                    continue;
+                }
                 if !v.is_null() {
                     r.set(&a.column, v);
                 }
@@ -220,7 +310,7 @@ impl StreamStatsOp {
 impl Op for StreamStatsOp {
     fn push(&mut self, mut rows: Vec<Row>, out: &mut Vec<Row>) -> Result<Flow, SearchError> {
         for r in &mut rows {
-            self.row(r);
+            self.row(r)?;
         }
         out.append(&mut rows);
         Ok(Flow::Continue)
@@ -230,7 +320,49 @@ impl Op for StreamStatsOp {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::tests::ctx;
     use lode_spl::ast::{Agg, Stats};
+
+    /// `streamstats <opts> count sum(b) AS s` over rows of `b` (a number or text), one result
+    /// line `count/s` per row.
+    fn resets(q: &str, bs: &[&str]) -> Vec<String> {
+        let p = lode_spl::parse(&format!("x | streamstats {q} count sum(b) AS s")).unwrap();
+        let Some(lode_spl::ast::Command::StreamStats(s)) = p.commands.last().cloned() else {
+            panic!("not streamstats");
+        };
+        let rows = bs
+            .iter()
+            .map(|b| Row::from_fields([("b".to_string(), Value::Str(b.to_string()))]))
+            .collect();
+        let mut op = StreamStatsOp::new(s, ctx()).unwrap();
+        let mut out = Vec::new();
+        op.push(rows, &mut out).unwrap();
+        out.iter()
+            .map(|r| {
+                let f = |n: &str| r.peek(n).map(|v| v.to_string()).unwrap_or_default();
+                format!("{}/{}", f("count"), f("s"))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn reset_before_after_and_allnum() {
+        let bs = ["1", "2", "10", "3", "4"];
+        assert_eq!(
+            resets(r#"reset_before="(b>=10)""#, &bs),
+            ["1/1", "2/3", "1/10", "2/13", "3/17"]
+        );
+        assert_eq!(
+            resets(r#"reset_after="(count>=2)""#, &bs),
+            ["1/1", "2/3", "1/10", "2/13", "1/4"]
+        );
+        assert_eq!(resets("allnum=t", &["1", "x", "3"]), ["1/1", "2/", "3/"]);
+        assert_eq!(
+            resets(r#"allnum=t reset_after="(b==\"x\")""#, &["1", "x", "3"]),
+            ["1/1", "2/", "1/3"]
+        );
+        assert_eq!(resets("", &["1", "x", "3"]), ["1/1", "2/1", "3/4"]);
+    }
 
     fn run(window: u64, current: bool, global: bool, reset: bool) -> Vec<Option<f64>> {
         let s = StreamStats {
@@ -248,6 +380,9 @@ mod tests {
             global,
             reset_on_change: reset,
             time_window: None,
+            reset_before: None,
+            reset_after: None,
+            allnum: false,
         };
         let rows = [("x", 1.0), ("x", 2.0), ("y", 4.0), ("x", 8.0), ("x", 16.0)]
             .iter()
@@ -258,7 +393,7 @@ mod tests {
                 ])
             })
             .collect();
-        let mut op = StreamStatsOp::new(s).unwrap();
+        let mut op = StreamStatsOp::new(s, ctx()).unwrap();
         let mut out = Vec::new();
         op.push(rows, &mut out).unwrap();
         out.iter()
@@ -307,13 +442,16 @@ mod tests {
                 count: 1,
                 unit: lode_spl::ast::TimeUnit::Minute,
             }),
+            reset_before: None,
+            reset_after: None,
+            allnum: false,
         };
         // Newest first.
         let rows = [300.0, 290.0, 250.0, 200.0, 100.0]
             .iter()
             .map(|t| Row::from_fields([("_time".to_string(), Value::Num(*t))]))
             .collect();
-        let mut op = StreamStatsOp::new(s).unwrap();
+        let mut op = StreamStatsOp::new(s, ctx()).unwrap();
         let mut out = Vec::new();
         op.push(rows, &mut out).unwrap();
         let counts: Vec<Option<f64>> = out

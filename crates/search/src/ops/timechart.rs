@@ -37,6 +37,20 @@ pub struct TimechartOp {
     cells: HashMap<(Micros, String), Vec<AggState>>,
     /// Series keys of the current row (reused).
     keys: Vec<Vec<String>>,
+    /// Per aggregation: `per_second`/`per_minute`/`per_hour`/`per_day` (a `sum` scaled to the
+    /// unit, in seconds, over each bucket's length), else `None`.
+    per: Vec<Option<f64>>,
+}
+
+/// The unit in seconds of a `per_*` timechart function.
+fn per_unit(func: &str) -> Option<f64> {
+    match func {
+        "per_second" => Some(1.0),
+        "per_minute" => Some(60.0),
+        "per_hour" => Some(3600.0),
+        "per_day" => Some(86400.0),
+        _ => None,
+    }
 }
 
 impl TimechartOp {
@@ -51,10 +65,22 @@ impl TimechartOp {
                 "timechart needs at least one aggregation".into(),
             ));
         }
+        let per: Vec<Option<f64>> = tc.aggs.iter().map(|a| per_unit(&a.func)).collect();
         let aggs = tc
             .aggs
             .iter()
-            .map(AggSpec::new)
+            .map(|a| match per_unit(&a.func) {
+                // `per_second(x)`: a sum, scaled when the buckets are written.
+                Some(_) => AggSpec::new(&lode_spl::ast::Agg {
+                    func: "sum".into(),
+                    ..a.clone()
+                })
+                .map(|s| AggSpec {
+                    column: a.column(),
+                    ..s
+                }),
+                None => AggSpec::new(a),
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let (span, fixed) = (TimechartOp::initial_span(&tc), tc.span.is_some());
         Ok(TimechartOp {
@@ -66,6 +92,7 @@ impl TimechartOp {
             fixed,
             cells: HashMap::new(),
             keys: Vec::new(),
+            per,
         })
     }
 
@@ -114,6 +141,7 @@ impl TimechartOp {
             fixed: self.fixed,
             cells: HashMap::new(),
             keys: Vec::new(),
+            per: self.per.clone(),
         }
     }
 
@@ -274,6 +302,8 @@ impl Op for TimechartOp {
         let mut t = span.start(lo, tz);
         let end = hi;
         while t < end {
+            let next = span.next(t, tz);
+            let bucket_secs = (next - t) as f64 / 1e6;
             let mut fields = Vec::with_capacity(cols.len() + 1);
             fields.push(("_time".to_string(), Value::Num(t as f64 / 1e6)));
             for (s, i, name) in &cols {
@@ -288,10 +318,15 @@ impl Op for TimechartOp {
                 } else {
                     v
                 };
+                let v = match (self.per[*i], v.to_num()) {
+                    (Some(unit), Some(x)) if bucket_secs > 0.0 => {
+                        Value::Num(x * unit / bucket_secs)
+                    }
+                    _ => v,
+                };
                 fields.push((name.clone(), v));
             }
             out.push(Row::from_fields(fields));
-            let next = span.next(t, tz);
             if next <= t {
                 break;
             }
@@ -397,6 +432,31 @@ mod tests {
         op.push(rows, &mut out).unwrap();
         op.finish(&mut out).unwrap();
         out
+    }
+
+    #[test]
+    fn per_second_and_per_minute_scale_the_sum_to_the_bucket() {
+        let span = Some(TimeSpan {
+            count: 1,
+            unit: TimeUnit::Hour,
+        });
+        let per = |f: &str| Agg {
+            func: f.into(),
+            field: Some("bytes".into()),
+            alias: None,
+            eval: None,
+        };
+        let rows = vec![
+            ev(DAY0 + 10, None, 3600.0),
+            ev(DAY0 + 20, None, 3600.0),
+            ev(DAY0 + H + 5, None, 360.0),
+        ];
+        let tc = spec(span, vec![per("per_second"), per("per_minute")], None, 10);
+        let out = run(tc, Some((DAY0, DAY0 + 3 * H)), rows);
+        assert_eq!(strs(&out, "per_second(bytes)"), vec!["2", "0.1", "0"]);
+        assert_eq!(strs(&out, "per_minute(bytes)"), vec!["120", "6", "0"]);
+        let e = AggSpec::new(&per("per_hour")).unwrap_err().to_string();
+        assert!(e.contains("only valid in timechart"), "{e}");
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! `top`/`rare`: the most (least) frequent value combinations of the fields, per by-group, with
 //! a count and a percentage of the group's rows that had all the fields (6 decimals, as Splunk
 //! prints it: `33.333333`). Ties keep the combination seen first. Groups are output in
-//! by-value order.
+//! by-value order. With `useother=t`, the combinations beyond `limit` are summed into one more
+//! row per group whose fields all hold `otherstr`.
 
 use super::limits::{exceeded, Limits};
 use super::stats::{cmp_keys, group_keys};
@@ -163,7 +164,12 @@ impl Op for TopOp {
                 };
                 by_count.then(a.1 .1.cmp(&b.1 .1))
             });
-            for (fkey, (n, _)) in combos.into_iter().take(limit) {
+            let rest: u64 = combos.iter().skip(limit).map(|c| c.1 .0).sum();
+            let other = (self.top.useother && combos.len() > limit).then(|| {
+                let name = vec![self.top.otherstr.clone(); self.top.fields.len()];
+                (name, (rest, 0))
+            });
+            for (fkey, (n, _)) in combos.into_iter().take(limit).chain(other) {
                 let mut row = Row::new();
                 for (f, v) in self.top.by.iter().zip(&bkey) {
                     row.set(f, Value::Str(v.clone()));
@@ -200,6 +206,8 @@ mod tests {
             percentfield: "percent".into(),
             showcount: true,
             showperc: true,
+            useother: false,
+            otherstr: "OTHER".into(),
         }
     }
 
@@ -240,6 +248,20 @@ mod tests {
             rows_of(&["s"], &[&["x"], &["y"], &["x"]]),
         );
         assert_eq!(strs(&out, "percent"), vec!["66.666667"]);
+    }
+
+    #[test]
+    fn useother_sums_the_rest() {
+        let mut t = spec(false, &["h"], &[], 1);
+        t.useother = true;
+        let out = run(t.clone(), sample());
+        assert_eq!(strs(&out, "h"), vec!["a", "OTHER"]);
+        assert_eq!(strs(&out, "count"), vec!["3", "2"]);
+        assert_eq!(strs(&out, "percent"), vec!["60.000000", "40.000000"]);
+        t.limit = 10;
+        t.otherstr = "rest".into();
+        let out = run(t, sample());
+        assert_eq!(strs(&out, "h"), vec!["a", "b", "c"]);
     }
 
     #[test]

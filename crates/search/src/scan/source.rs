@@ -133,6 +133,9 @@ impl BucketRead for Shared {
     fn indexed(&self, n: u32) -> Result<lode_store::bucket::IndexedFields, StoreError> {
         self.0.indexed(n)
     }
+    fn index_fields(&self, n: u32, out: &mut Vec<(String, String)>) -> Result<(), StoreError> {
+        self.0.index_fields(n, out)
+    }
     fn host_ids(&self) -> &[u32] {
         self.0.host_ids()
     }

@@ -14,6 +14,8 @@ pub enum DataCommand {
         count: u64,
         /// Add Splunk's annotation fields (`splunk_server`, …).
         annotate: bool,
+        /// `format=csv|json data="…"`: rows from inline data instead of `count` empty rows.
+        data: Option<InlineData>,
     },
     /// `gentimes start=<time> [end=<time>] [increment=<n>(s|m|h|d)]`.
     GenTimes(GenTimes),
@@ -217,4 +219,13 @@ impl MetadataType {
             MetadataType::Sourcetypes => "sourcetype",
         }
     }
+}
+
+/// `makeresults format=… data=…`: inline rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InlineData {
+    /// `format=json` (a JSON array of objects, or one object); otherwise CSV with a header line.
+    pub json: bool,
+    /// The `data=` text.
+    pub text: String,
 }

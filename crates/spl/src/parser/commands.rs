@@ -1,8 +1,8 @@
 //! Streaming and ordering commands: `where`, `eval`, `fields`, `rename`, `sort`, `head`,
 //! `tail`, `dedup`, `rex`, `eventstats`, `fillnull` (`reverse` takes no arguments). (`table` is a plain field list; see `Parser::name_list`.)
 
-use super::{parse_bool, parse_u64, unknown_option, Parser, Result};
-use crate::ast::{Command, SortKey, SortMode, Span, Stats, StreamStats};
+use super::{parse_bool, parse_u64, unknown_option, Opt, Parser, Result};
+use crate::ast::{Command, Expr, SortKey, SortMode, Span, Stats, StreamStats};
 use crate::error::{span, ParseError};
 use crate::lexer::{Mode, Op, Tok};
 
@@ -221,6 +221,7 @@ impl Parser<'_> {
         }
         let (mut keepempty, mut consecutive) = (false, false);
         let mut fields = Vec::new();
+        let mut sortby: Vec<SortKey> = Vec::new();
         loop {
             if let Some(o) = self.option()? {
                 match o.key.as_str() {
@@ -234,8 +235,23 @@ impl Parser<'_> {
             match t.kind {
                 Tok::Pipe | Tok::Eof => break,
                 Tok::Comma if !fields.is_empty() => self.pos = t.span.end,
-                _ if self.is_word(&t, "sortby") => {
-                    return Err(ParseError::new("dedup sortby is not supported.", t.span));
+                _ if self.is_word(&t, "sortby") && !fields.is_empty() => {
+                    self.pos = t.span.end;
+                    loop {
+                        let t = self.peek(M)?;
+                        match t.kind {
+                            Tok::Pipe | Tok::Eof => break,
+                            Tok::Comma if !sortby.is_empty() => self.pos = t.span.end,
+                            _ => sortby.push(self.sort_key()?),
+                        }
+                    }
+                    if sortby.is_empty() {
+                        return Err(ParseError::new(
+                            "'sortby' needs a field to sort by.",
+                            t.span,
+                        ));
+                    }
+                    break;
                 }
                 _ => fields.push(self.name("a field name")?.0),
             }
@@ -251,6 +267,7 @@ impl Parser<'_> {
             fields,
             keepempty,
             consecutive,
+            sortby,
         })
     }
 
@@ -334,9 +351,15 @@ impl Parser<'_> {
             global: true,
             reset_on_change: false,
             time_window: None,
+            reset_before: None,
+            reset_after: None,
+            allnum: false,
         };
         while let Some(o) = self.option()? {
             match o.key.as_str() {
+                "reset_before" => st.reset_before = Some(reset_expr(&o)?),
+                "reset_after" => st.reset_after = Some(reset_expr(&o)?),
+                "allnum" => st.allnum = parse_bool(&o)?,
                 "window" => st.window = parse_u64(&o.value, o.value_span, "window")?,
                 "current" => st.current = parse_bool(&o)?,
                 "global" => st.global = parse_bool(&o)?,
@@ -483,6 +506,19 @@ impl Parser<'_> {
         }
         Ok(Command::FillNull { value, fields })
     }
+}
+
+/// The eval expression of `reset_before=`/`reset_after=` (written `"(<expr>)"`).
+fn reset_expr(o: &Opt) -> Result<Expr> {
+    crate::parse_expr(&o.value).map_err(|e| {
+        ParseError::new(
+            format!(
+                "Error in 'streamstats' command: the {} expression is invalid: {}",
+                o.key, e.message
+            ),
+            o.value_span,
+        )
+    })
 }
 
 #[cfg(test)]
@@ -685,7 +721,8 @@ mod tests {
                 count: 1,
                 fields: vec!["a".into()],
                 keepempty: false,
-                consecutive: false
+                consecutive: false,
+                sortby: vec![]
             }
         );
         assert_eq!(
@@ -694,15 +731,39 @@ mod tests {
                 count: 3,
                 fields: vec!["a".into(), "b".into()],
                 keepempty: true,
-                consecutive: true
+                consecutive: true,
+                sortby: vec![]
             }
+        );
+        let Command::Dedup { sortby, .. } = last("x | dedup a sortby -b, +num(c) d") else {
+            panic!("not dedup");
+        };
+        assert_eq!(
+            sortby,
+            vec![
+                SortKey {
+                    field: "b".into(),
+                    descending: true,
+                    mode: SortMode::Auto
+                },
+                SortKey {
+                    field: "c".into(),
+                    descending: false,
+                    mode: SortMode::Num
+                },
+                SortKey {
+                    field: "d".into(),
+                    descending: false,
+                    mode: SortMode::Auto
+                }
+            ]
         );
         assert_eq!(err("x | dedup 0 a").1, "0");
         assert_eq!(
             err("x | dedup keepempty=t"),
             ("'dedup' needs at least one field name.".into(), "dedup")
         );
-        assert_eq!(err("x | dedup a sortby -b").1, "sortby");
+        assert_eq!(err("x | dedup a sortby").1, "sortby");
         assert_eq!(err("x | dedup a keepempty=yes").1, "yes");
     }
 
@@ -741,6 +802,21 @@ mod tests {
             }
         );
         assert_eq!(err("x | fillnull v=1").1, "v");
+    }
+
+    #[test]
+    fn streamstats_resets_and_allnum() {
+        let Command::StreamStats(s) = last(
+            r#"x | streamstats reset_before="(status>=500)" reset_after="(count==3)" allnum=t count"#,
+        ) else {
+            panic!("not streamstats");
+        };
+        assert!(s.allnum);
+        assert!(matches!(s.reset_before, Some(Expr::Binary(..))));
+        assert!(matches!(s.reset_after, Some(Expr::Binary(..))));
+        assert!(err(r#"x | streamstats reset_after="(count==" count"#)
+            .0
+            .contains("reset_after expression is invalid"));
     }
 
     #[test]

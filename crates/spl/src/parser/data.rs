@@ -4,7 +4,8 @@
 use super::stats::parse_span;
 use super::{parse_bool, parse_u64, unknown_option, Parser, Result};
 use crate::ast::data::{
-    Collect, DataCommand, GenTimes, InputLookup, Lookup, MetadataType, OutputLookup, Tstats,
+    Collect, DataCommand, GenTimes, InlineData, InputLookup, Lookup, MetadataType, OutputLookup,
+    Tstats,
 };
 use crate::ast::{Command, SearchExpr, Span, TimeUnit};
 use crate::error::ParseError;
@@ -16,7 +17,7 @@ impl Parser<'_> {
     /// The data command `name` (already read, at `at`).
     pub(super) fn data_cmd(&mut self, name: &str, at: Span) -> Result<Command> {
         let d = match name {
-            "makeresults" => self.makeresults_cmd()?,
+            "makeresults" => self.makeresults_cmd(at)?,
             "gentimes" => self.gentimes_cmd(at)?,
             "lookup" => self.lookup_cmd(at)?,
             "inputlookup" => DataCommand::InputLookup(self.inputlookup_cmd(at, name)?),
@@ -31,18 +32,53 @@ impl Parser<'_> {
         Ok(Command::Data(d))
     }
 
-    fn makeresults_cmd(&mut self) -> Result<DataCommand> {
+    fn makeresults_cmd(&mut self, at: Span) -> Result<DataCommand> {
         let mut count = 1;
         let mut annotate = false;
+        let mut format: Option<bool> = None;
+        let mut text: Option<String> = None;
         while let Some(o) = self.option()? {
             match o.key.as_str() {
                 "count" => count = parse_u64(&o.value, o.value_span, "count")?,
                 "annotate" => annotate = parse_bool(&o)?,
+                "format" => {
+                    format = Some(match o.value.to_ascii_lowercase().as_str() {
+                        "csv" => false,
+                        "json" => true,
+                        _ => {
+                            return Err(ParseError::new(
+                                format!(
+                                    "Error in 'makeresults' command: Invalid argument: 'format={}'. Use csv or json.",
+                                    o.value
+                                ),
+                                o.value_span,
+                            ))
+                        }
+                    })
+                }
+                "data" => text = Some(o.value),
                 _ => return Err(unknown_option(&o, "makeresults")),
             }
         }
         self.expect_end(M)?;
-        Ok(DataCommand::MakeResults { count, annotate })
+        let data = match (format, text) {
+            (f, Some(text)) => Some(InlineData {
+                json: f.unwrap_or(false),
+                text,
+            }),
+            (Some(_), None) => {
+                return Err(ParseError::new(
+                    "Error in 'makeresults' command: 'format' needs 'data'.",
+                    at,
+                ))
+            }
+            (None, None) => None,
+        };
+        Ok(DataCommand::MakeResults {
+            count,
+            annotate,
+            data,
+        })
     }
 
     fn gentimes_cmd(&mut self, at: Span) -> Result<DataCommand> {
@@ -411,16 +447,44 @@ mod tests {
             data("| makeresults"),
             DataCommand::MakeResults {
                 count: 1,
-                annotate: false
+                annotate: false,
+                data: None
             }
         );
         assert_eq!(
             data("| makeresults count=5 annotate=t"),
             DataCommand::MakeResults {
                 count: 5,
-                annotate: true
+                annotate: true,
+                data: None
             }
         );
+        assert_eq!(
+            data(r#"| makeresults format=json data="[{\"a\": 1}]""#),
+            DataCommand::MakeResults {
+                count: 1,
+                annotate: false,
+                data: Some(InlineData {
+                    json: true,
+                    text: r#"[{"a": 1}]"#.into()
+                })
+            }
+        );
+        assert!(err("| makeresults format=xml data=x")
+            .0
+            .contains("Use csv or json"));
+        assert!(err("| makeresults format=csv")
+            .0
+            .contains("'format' needs 'data'"));
+        for q in [
+            r#"| makeresults format=csv data="a,b
+1,\"x \\\"y\\\"\"""#,
+            r#"| makeresults count=2 annotate=t format=json data="{\"k\": [1, 2]}""#,
+        ] {
+            let once = crate::parse(q).unwrap();
+            let printed = crate::print(&once);
+            assert_eq!(crate::parse(&printed).unwrap(), once, "{printed}");
+        }
         assert_eq!(cmds("| makeresults | eval a=1").len(), 2);
         assert_eq!(
             data("| gentimes start=10/1/2020 end=10/5/2020 increment=6h"),

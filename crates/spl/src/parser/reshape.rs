@@ -149,12 +149,22 @@ impl Parser<'_> {
             otherstr: "OTHER".into(),
             usenull: true,
             nullstr: "NULL".into(),
+            bottom: false,
         };
         let mut split = false;
         loop {
             if let Some(o) = self.option()? {
                 match o.key.as_str() {
-                    "limit" => c.limit = parse_u64(&o.value, o.value_span, "limit")?,
+                    "limit" => {
+                        let v = o.value.to_ascii_lowercase();
+                        let (bottom, n) = match (v.strip_prefix("top"), v.strip_prefix("bottom")) {
+                            (Some(n), _) => (false, n),
+                            (_, Some(n)) => (true, n),
+                            _ => (false, v.as_str()),
+                        };
+                        c.bottom = bottom;
+                        c.limit = parse_u64(n, o.value_span, "limit")?;
+                    }
                     "useother" => c.useother = parse_bool(&o)?,
                     "otherstr" => c.otherstr = o.value,
                     "usenull" => c.usenull = parse_bool(&o)?,
@@ -799,6 +809,7 @@ mod tests {
             otherstr: "OTHER".into(),
             usenull: true,
             nullstr: "NULL".into(),
+            bottom: false,
         }
     }
 
@@ -824,6 +835,24 @@ mod tests {
                 ..chart(Some("a"), None)
             })
         );
+        assert_eq!(
+            last("x | chart limit=top3 count by a b"),
+            Command::Chart(Chart {
+                limit: 3,
+                ..chart(Some("a"), Some("b"))
+            })
+        );
+        assert_eq!(
+            last("x | chart limit=BOTTOM2 count by a b"),
+            Command::Chart(Chart {
+                limit: 2,
+                bottom: true,
+                ..chart(Some("a"), Some("b"))
+            })
+        );
+        assert!(err("x | chart limit=bottom count by a b")
+            .0
+            .contains("limit"));
         let Command::Chart(c) = last(
             "x | chart limit=0 useother=f otherstr=rest usenull=f nullstr=none avg(b) AS m, max(b) over t span=1h by h",
         ) else {

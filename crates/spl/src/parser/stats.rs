@@ -38,6 +38,10 @@ const AGGS: &[(&str, &str)] = &[
     ("first", "first"),
     ("last", "last"),
     ("rate", "rate"),
+    ("per_second", "per_second"),
+    ("per_minute", "per_minute"),
+    ("per_hour", "per_hour"),
+    ("per_day", "per_day"),
 ];
 
 /// Whether `name` (lowercase) is a percentile function: `perc`, `p`, `percentile`, `exactperc`
@@ -144,6 +148,8 @@ impl Parser<'_> {
             percentfield: "percent".to_string(),
             showcount: true,
             showperc: true,
+            useother: false,
+            otherstr: "OTHER".to_string(),
         };
         loop {
             if let Some(o) = self.option()? {
@@ -153,6 +159,8 @@ impl Parser<'_> {
                     "percentfield" => top.percentfield = o.value,
                     "showcount" => top.showcount = parse_bool(&o)?,
                     "showperc" => top.showperc = parse_bool(&o)?,
+                    "useother" => top.useother = parse_bool(&o)?,
+                    "otherstr" => top.otherstr = o.value,
                     _ => return Err(unknown_option(&o, cmd)),
                 }
                 continue;
@@ -507,8 +515,18 @@ mod tests {
             percentfield: "percent".into(),
             showcount: true,
             showperc: true,
+            useother: false,
+            otherstr: "OTHER".into(),
         };
         assert_eq!(last("x | top a"), Command::Top(base.clone()));
+        assert_eq!(
+            last("x | top useother=t otherstr=rest a"),
+            Command::Top(Top {
+                useother: true,
+                otherstr: "rest".into(),
+                ..base.clone()
+            })
+        );
         assert_eq!(
             last("x | rare limit=0 countfield=n percentfield=\"p c\" showcount=f showperc=false a, b by c d"),
             Command::Top(Top {
@@ -520,6 +538,7 @@ mod tests {
                 percentfield: "p c".into(),
                 showcount: false,
                 showperc: false,
+                ..base.clone()
             })
         );
         assert_eq!(
@@ -527,8 +546,8 @@ mod tests {
             ("'top' needs at least one field name.".into(), "top")
         );
         assert_eq!(
-            err("x | top useother=t a"),
-            ("Unknown option 'useother' for 'top'.".into(), "useother")
+            err("x | top usenull=t a"),
+            ("Unknown option 'usenull' for 'top'.".into(), "usenull")
         );
         assert_eq!(
             err("x | top a by b c ("),

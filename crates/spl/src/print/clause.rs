@@ -56,9 +56,10 @@ pub(super) fn search(out: &mut String, e: &SearchExpr, ctx: Ctx) {
             if let Some(d) = directive {
                 out.push_str(d);
             }
+            // Inside TERM()/CASE() any word is a term, `AND`/`OR`/`NOT` included.
             let bare = !t.quoted
                 && is_word(&t.text, Mode::Search)
-                && !matches!(t.text.as_str(), "AND" | "OR" | "NOT");
+                && (directive.is_some() || !matches!(t.text.as_str(), "AND" | "OR" | "NOT"));
             if bare {
                 out.push_str(&t.text);
             } else {

@@ -9,12 +9,24 @@ use crate::ast::{TimeSpan, TimeUnit};
 
 pub(super) fn data(out: &mut String, d: &DataCommand) {
     match d {
-        DataCommand::MakeResults { count, annotate } => {
+        DataCommand::MakeResults {
+            count,
+            annotate,
+            data,
+        } => {
             out.push_str("makeresults");
             if *count != 1 {
                 let _ = write!(out, " count={count}");
             }
             flag(out, "annotate", *annotate, false);
+            if let Some(d) = data {
+                out.push_str(if d.json {
+                    " format=json data="
+                } else {
+                    " format=csv data="
+                });
+                crate::lexer::push_quoted(out, &d.text, '"');
+            }
         }
         DataCommand::GenTimes(g) => {
             out.push_str("gentimes start=");

@@ -287,7 +287,9 @@ fn bin(out: &mut String, b: &Bin) {
 
 fn chart(out: &mut String, c: &Chart) {
     out.push_str("chart ");
-    if c.limit != 10 {
+    if c.bottom {
+        let _ = write!(out, "limit=bottom{} ", c.limit);
+    } else if c.limit != 10 {
         let _ = write!(out, "limit={} ", c.limit);
     }
     if !c.useother {

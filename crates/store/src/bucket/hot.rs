@@ -507,6 +507,11 @@ impl BucketRead for HotBucket {
             sourcetype: c.sourcetype[i],
         })
     }
+    fn index_fields(&self, n: u32, out: &mut Vec<(String, String)>) -> Result<(), StoreError> {
+        let (c, i) = self.cols.locate_checked(n, self.meta.id)?;
+        c.fields_into(i, out)
+            .map_err(|r| StoreError::corrupt(&self.path, format!("fields of event {n}: {r}")))
+    }
     fn host_ids(&self) -> &[u32] {
         &self.cols.flat().host
     }

@@ -112,6 +112,17 @@ pub trait BucketRead {
             ))),
         }
     }
+    /// The index-time fields of event `n` (`name`, `value` in stored order) into `out`, cleared
+    /// first. Warm and hot buckets answer from the columns (warm: decoding only the column block
+    /// holding it), never from a raw slice; this default reads the event. An `n` beyond the event
+    /// count is a [`StoreError::Limit`] error.
+    fn index_fields(&self, n: u32, out: &mut Vec<(String, String)>) -> Result<(), StoreError> {
+        out.clear();
+        self.read_events(&mut std::iter::once(n), &mut |v| {
+            out.extend_from_slice(v.fields);
+            false
+        })
+    }
     /// Host id per event.
     fn host_ids(&self) -> &[u32];
     /// Host names by id.

@@ -313,6 +313,9 @@ impl BucketRead for WarmBucket {
     fn indexed(&self, n: u32) -> Result<IndexedFields, StoreError> {
         self.cols.indexed(n)
     }
+    fn index_fields(&self, n: u32, out: &mut Vec<(String, String)>) -> Result<(), StoreError> {
+        self.cols.index_fields(n, out)
+    }
     fn host_ids(&self) -> &[u32] {
         &self.cols_or_empty().host
     }

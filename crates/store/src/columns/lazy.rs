@@ -159,6 +159,13 @@ impl ColumnsFile {
         })
     }
 
+    /// Index-time fields of event `n` into `out` (cleared first), decoding at most its block.
+    pub fn index_fields(&self, n: u32, out: &mut Vec<(String, String)>) -> Result<(), StoreError> {
+        let (c, i) = self.locate_checked(n as usize)?;
+        c.fields_into(i, out)
+            .map_err(|r| StoreError::corrupt(&self.path, format!("fields of event {n}: {r}")))
+    }
+
     fn locate_checked(&self, n: usize) -> Result<(&Columns, usize), StoreError> {
         if n >= self.head.events as usize {
             return Err(StoreError::Limit(format!(
