@@ -233,6 +233,27 @@ fn answer(all: &[&Saved], user: &str, app: &str, json: bool, status: StatusCode)
         .into_response()
 }
 
+/// 403 when `p` schedules the search (`is_scheduled` true) and the caller lacks Splunk's
+/// `schedule_search` capability (the built-in `user` role does).
+fn may_schedule(
+    st: &RestState,
+    s: &super::Session,
+    p: &[(String, String)],
+) -> Result<(), super::Fail> {
+    let scheduling = param(p, "is_scheduled")
+        .and_then(lode_conf::parse_bool)
+        .unwrap_or(false);
+    if !scheduling {
+        return Ok(());
+    }
+    let e = super::roles::rights(st.app.node.home(), &s.roles);
+    if e.has_any(&["schedule_search", "admin_all_objects"]) {
+        Ok(())
+    } else {
+        Err(super::roles::forbidden(s, "schedule searches"))
+    }
+}
+
 /// Checks and applies `p`'s settable keys to `s`; what is wrong otherwise.
 fn apply(s: &mut Saved, p: &[(String, String)]) -> Result<(), String> {
     for (k, v) in p {
@@ -303,6 +324,9 @@ async fn collection(
             &format!("An object with name={name} already exists"),
         );
     }
+    if let Err(f) = may_schedule(&st, &s, &p) {
+        return f.into_response();
+    }
     let mut saved = Saved {
         name,
         keys: Vec::new(),
@@ -357,6 +381,9 @@ async fn one(
             answer(&[], &s.user, &app, json, StatusCode::OK)
         }
         Method::POST => {
+            if let Err(f) = may_schedule(&st, &s, &p) {
+                return f.into_response();
+            }
             if let Err(e) = apply(&mut all[i], &p) {
                 return bad(&e);
             }
