@@ -105,6 +105,13 @@ async fn every_route_needs_credentials_and_low_privilege_is_refused() {
         ] {
             let (s, body) = call(&app, m, p, auth, "").await;
             assert_eq!(s, StatusCode::UNAUTHORIZED, "{m} {p} with {auth:?}: {body}");
+            // Splunk's message shape, which the SDKs turn into an AuthenticationError.
+            assert!(
+                body.contains(
+                    "<messages>\n    <msg type=\"WARN\">call not properly authenticated</msg>"
+                ),
+                "{m} {p}: {body}"
+            );
         }
     }
     let (s, body) = call(
