@@ -25,7 +25,7 @@ fn answer(p: &[(String, String)], tokens: &[&HecToken], status: StatusCode) -> R
             name: format!("http://{}", t.name),
             path: format!("/{}", t.name),
             author: "nobody".into(),
-            app: "splunk_httpinput",
+            acl: listing::Acl::System("splunk_httpinput"),
             content: vec![
                 ("token", t.token.as_str().into()),
                 ("index", o(&t.index)),

@@ -144,7 +144,7 @@ fn item(all: &Roles, r: &Role) -> Item {
         name: r.name.clone(),
         path: format!("/{}", r.name),
         author: "system".into(),
-        app: "",
+        acl: listing::Acl::System(""),
         content: vec![
             ("capabilities", Value::List(caps)),
             ("imported_capabilities", Value::List(imp_caps)),
