@@ -9,6 +9,7 @@
 //! srchIndexesDefault = web
 //! srchJobsQuota = 2
 //! srchMaxTime = 3600
+//! lode.writeIndexesAllowed = web
 //! ```
 //!
 //! A role has its own capabilities (`<capability> = enabled|disabled`), inherits those of the
@@ -16,6 +17,11 @@
 //! user's effective rights ([`Effective`]) are the union over their roles; quotas take the most
 //! generous value. Index patterns are `;`-separated and may use `*`; a pattern reaches internal
 //! indexes (names starting with `_`) only when it starts with `_` itself.
+//!
+//! `lode.writeIndexesAllowed` is a Lode extension (Splunk has no per-role write list): the
+//! indexes a user may write into (`collect`, `/lode/ingest`, and the indexes of HEC tokens they
+//! create). Same patterns, inherited through `importRoles` like `srchIndexesAllowed`. Built-in
+//! defaults: `admin` `*;_*`, `power` `*`, `user` none.
 
 use std::collections::BTreeSet;
 
@@ -86,6 +92,9 @@ const ADMIN_CAPS: [&str; 14] = [
     "edit_httpauths",
 ];
 
+/// The Lode key of a role's writable indexes.
+pub const WRITE_INDEXES_KEY: &str = "lode.writeIndexesAllowed";
+
 /// One role as configured (its own settings, not what it imports).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Role {
@@ -105,6 +114,8 @@ pub struct Role {
     pub srch_jobs_quota: Option<u32>,
     /// `srchMaxTime` in seconds, 0 = unlimited.
     pub srch_max_time: Option<u64>,
+    /// `lode.writeIndexesAllowed` patterns (Lode extension).
+    pub write_indexes_allowed: Vec<String>,
 }
 
 impl Role {
@@ -119,6 +130,7 @@ impl Role {
             srch_indexes_default: Vec::new(),
             srch_jobs_quota: None,
             srch_max_time: None,
+            write_indexes_allowed: Vec::new(),
         }
     }
 
@@ -139,6 +151,7 @@ impl Role {
                 r.capabilities = list(&POWER_CAPS);
                 r.srch_jobs_quota = Some(10);
                 r.srch_max_time = Some(8_640_000);
+                r.write_indexes_allowed = list(&["*"]);
             }
             _ => {
                 r.imported = list(&["power", "user"]);
@@ -147,6 +160,7 @@ impl Role {
                 r.srch_indexes_default = list(&["main", "os"]);
                 r.srch_jobs_quota = Some(50);
                 r.srch_max_time = Some(8_640_000);
+                r.write_indexes_allowed = list(&["*", "_*"]);
             }
         }
         r
@@ -165,6 +179,7 @@ impl Role {
                 "importRoles" => self.imported = split_list(&e.value),
                 "srchIndexesAllowed" => self.srch_indexes_allowed = split_list(&e.value),
                 "srchIndexesDefault" => self.srch_indexes_default = split_list(&e.value),
+                WRITE_INDEXES_KEY => self.write_indexes_allowed = split_list(&e.value),
                 "srchJobsQuota" => {
                     self.srch_jobs_quota =
                         Some(e.value.trim().parse().map_err(|_| bad("not a number"))?)
@@ -211,6 +226,10 @@ impl Role {
         if let Some(m) = self.srch_max_time {
             t += &format!("srchMaxTime = {m}\n");
         }
+        t += &format!(
+            "{WRITE_INDEXES_KEY} = {}\n",
+            self.write_indexes_allowed.join(";")
+        );
         for c in &self.capabilities {
             t += &format!("{c} = enabled\n");
         }
@@ -268,6 +287,8 @@ pub struct Effective {
     pub srch_jobs_quota: u32,
     /// Longest search run in seconds (the largest; 0 = unlimited).
     pub srch_max_time: u64,
+    /// `lode.writeIndexesAllowed` patterns: the indexes the user may write into.
+    pub write_indexes_allowed: Vec<String>,
 }
 
 impl Effective {
@@ -420,6 +441,11 @@ impl Roles {
                         e.srch_indexes_default.push(p.clone());
                     }
                 }
+                for p in &r.write_indexes_allowed {
+                    if !e.write_indexes_allowed.contains(p) {
+                        e.write_indexes_allowed.push(p.clone());
+                    }
+                }
                 if let Some(q) = r.srch_jobs_quota {
                     quota = Some(quota.map_or(q, |x| x.max(q)));
                 }
@@ -492,6 +518,9 @@ mod tests {
         assert!(admin.has_any(&["edit_roles"]) && admin.has("search") && admin.has("rtsearch"));
         assert_eq!(admin.srch_indexes_allowed, names(&["*", "_*"]));
         assert_eq!(admin.srch_jobs_quota, 50);
+        assert_eq!(admin.write_indexes_allowed, names(&["*", "_*"]));
+        assert_eq!(power.write_indexes_allowed, names(&["*"]));
+        assert!(user.write_indexes_allowed.is_empty());
         assert_eq!(
             r.effective(&names(&["nope"])),
             Effective {
@@ -506,6 +535,8 @@ mod tests {
         let text = "[role_web]\nimportRoles = user\nsrchIndexesAllowed = web;web_*\n\
                     srchIndexesDefault = web\nsrchJobsQuota = 2\nsrchMaxTime = 1h\n\
                     rtsearch = enabled\nget_typeahead = disabled\n\
+                    lode.writeIndexesAllowed = web_summary\n\
+                    [role_sub]\nimportRoles = web\nlode.writeIndexesAllowed = sub\n\
                     [role_user]\nsrchIndexesAllowed = main\n[default]\nx = y\n";
         let r = Roles::parse(text, "t").unwrap();
         let web = r.effective(&names(&["web"]));
@@ -516,6 +547,9 @@ mod tests {
         assert_eq!(web.srch_jobs_quota, 3);
         assert_eq!(web.srch_max_time, 8_640_000);
         assert_eq!(r.get("web").unwrap().srch_max_time, Some(3600));
+        assert_eq!(web.write_indexes_allowed, names(&["web_summary"]));
+        let sub = r.effective(&names(&["sub"]));
+        assert_eq!(sub.write_indexes_allowed, names(&["sub", "web_summary"]));
         assert!(Roles::parse("[role_x]\nsrchJobsQuota = many\n", "t").is_err());
         assert!(Roles::parse("[role_Bad Name]\n", "t").is_err());
     }
@@ -556,6 +590,7 @@ mod tests {
         web.srch_indexes_default = names(&["web"]);
         web.srch_jobs_quota = Some(1);
         web.srch_max_time = Some(60);
+        web.write_indexes_allowed = names(&["web", "summary_*"]);
         r.roles.push(web);
         r.get_mut("power").unwrap().srch_jobs_quota = Some(12);
         r.save(&home).unwrap();

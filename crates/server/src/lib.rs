@@ -63,14 +63,21 @@ impl AppState {
     /// How this server runs a search for `caller`: its `[search]` settings, `$LODE_HOME/etc`,
     /// and the indexes the caller's roles may search (`None`: the local secret's unrestricted
     /// access).
+    ///
+    /// `collect` writes only into the indexes the caller's roles may write
+    /// (`lode.writeIndexesAllowed`): the sink carries those rights ([`collect::Writer`]).
     pub fn run_options(&self, caller: Option<&rest::Session>) -> lode_search::run::RunOptions {
-        let access = caller
-            .map(|s| rest::roles::index_access(&rest::roles::rights(self.node.home(), &s.roles)));
+        let rights = caller.map(|s| (s, rest::roles::rights(self.node.home(), &s.roles)));
+        let access = rights.as_ref().map(|(_, e)| rest::roles::index_access(e));
+        let writer = rights.as_ref().map(|(s, e)| collect::Writer {
+            user: s.user.clone(),
+            access: rest::roles::write_access(e),
+        });
         lode_search::run::RunOptions {
             batch_search_max_pipeline: self.node.server_settings().search_batch_max_pipeline,
             etc_dir: Some(self.node.home().etc()),
             access,
-            collect: Some(collect::handle(self.node.clone())),
+            collect: Some(collect::handle(self.node.clone(), writer)),
             ..Default::default()
         }
     }

@@ -84,7 +84,8 @@ async fn search_post(
 /// the blocking pool holding the slot, and streams rows as JSON lines. Errors found before the
 /// first row (syntax, unknown command) become a 400; a failure after rows were sent ends the
 /// stream with an `{"error": …}` line. A client that goes away stops the search at its next
-/// batch of rows.
+/// batch of rows. A user's search that runs past their `srchMaxTime` stops at its next batch of
+/// rows, keeping what was sent, and ends with a `{"warning": …}` line.
 ///
 /// `caller`: the user of a session or Basic credentials (searches their indexes only); `None`
 /// for the local secret.
@@ -93,6 +94,9 @@ async fn search(
     caller: Option<crate::rest::Session>,
     p: SearchParams,
 ) -> Result<Response, ApiError> {
+    if let Some(refusal) = refuse(&st, caller.as_ref(), &["search"], "search") {
+        return Ok(refusal);
+    }
     // Validate the syntax up front so that a bad search gets a proper status code.
     lode_spl::parse(&p.q)
         .map_err(|e| ApiError::BadRequest(format!("Error in search: {}", e.message)))?;
@@ -110,7 +114,19 @@ async fn search(
     tokio::task::spawn_blocking(move || {
         let _slot = permit;
         let opts = st.run_options(caller.as_ref());
+        // The user's srchMaxTime: past it, the search stops at its next batch of rows.
+        let deadline = caller
+            .as_ref()
+            .and_then(|s| crate::rest::max_time(&st, &s.roles))
+            .map(|d| (std::time::Instant::now() + d, d.as_secs()));
+        let mut timed_out = None;
         let result = lode_search::run::run_with(&st.index_root, &req, &opts, &mut |rows| {
+            if let Some((at, secs)) = deadline {
+                if std::time::Instant::now() >= at {
+                    timed_out = Some(crate::rest::time_limit_message(secs));
+                    return Err(lode_search::SearchError::User(TIME_LIMIT.into()));
+                }
+            }
             let mut buf = Vec::with_capacity(rows.len() * 256);
             for mut row in rows {
                 let obj = crate::format::row_json(&mut row);
@@ -121,9 +137,13 @@ async fn search(
             tx.blocking_send(Bytes::from(buf))
                 .map_err(|_| lode_search::SearchError::User("client went away".into()))
         });
-        if let Err(e) = result {
-            let line = serde_json::json!({ "error": e.to_string() }).to_string() + "\n";
-            let _ = tx.blocking_send(Bytes::from(line));
+        let last = match (result, timed_out) {
+            (_, Some(w)) => Some(serde_json::json!({ "warning": w })),
+            (Err(e), None) => Some(serde_json::json!({ "error": e.to_string() })),
+            (Ok(_), None) => None,
+        };
+        if let Some(line) = last {
+            let _ = tx.blocking_send(Bytes::from(line.to_string() + "\n"));
         }
     });
     let stream = futures_util::stream::unfold(rx, |mut rx| async move {
@@ -135,6 +155,22 @@ async fn search(
     )
         .into_response())
 }
+
+/// The 403 answer (Splunk's message shape) when `caller`, a user, holds none of `caps`; `None`
+/// when they hold one, or for the local secret (`caller` `None`).
+fn refuse(
+    st: &AppState,
+    caller: Option<&crate::rest::Session>,
+    caps: &[&str],
+    what: &str,
+) -> Option<Response> {
+    let s = caller?;
+    let e = crate::rest::roles::rights(st.node.home(), &s.roles);
+    (!e.has_any(caps)).then(|| crate::rest::roles::forbidden(s, what).into_response())
+}
+
+/// Why a search stopped at its user's `srchMaxTime`.
+const TIME_LIMIT: &str = "time limit reached";
 
 /// A `Read` over body chunks arriving from the async side.
 struct ChannelReader {
@@ -157,12 +193,22 @@ impl Read for ChannelReader {
     }
 }
 
+/// Streams the body through the ingestion pipeline into `index` (default `main`). A user (session
+/// or Basic credentials) writes only into the indexes their roles allow
+/// (`lode.writeIndexesAllowed`; else 403); the local secret anywhere.
 async fn ingest(
     State(st): State<AppState>,
+    caller: Option<axum::Extension<crate::rest::Session>>,
     Query(q): Query<HashMap<String, String>>,
     body: Body,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let index = q.get("index").cloned().unwrap_or_else(|| "main".into());
+    if let Some(axum::Extension(s)) = &caller {
+        let e = crate::rest::roles::rights(st.node.home(), &s.roles);
+        if !crate::rest::roles::write_access(&e).allows(&index) {
+            return Ok(crate::rest::roles::write_forbidden(&s.user, &index).into_response());
+        }
+    }
     let source = q
         .get("source")
         .cloned()
@@ -221,13 +267,27 @@ async fn ingest(
         "bytes": report.bytes,
         "dropped": report.dropped,
         "truncated": report.truncated,
-    })))
+    }))
+    .into_response())
 }
 
 /// Queue fill levels of every pipeline set, as Splunk's `metrics.log` names them
 /// (`group=queue`, `ingest_pipe`, `name=parsingqueue|aggqueue|typingqueue|indexqueue`,
 /// `current_size`, `max_size` and `largest_size` in messages, `blocked` = sends that waited).
-async fn metrics(State(st): State<AppState>) -> Json<serde_json::Value> {
+///
+/// A user needs `list_settings` (Splunk's capability for server introspection).
+async fn metrics(
+    State(st): State<AppState>,
+    caller: Option<axum::Extension<crate::rest::Session>>,
+) -> Response {
+    if let Some(refusal) = refuse(
+        &st,
+        caller.as_ref().map(|c| &c.0),
+        &["list_settings", "admin_all_objects"],
+        "read server metrics",
+    ) {
+        return refusal;
+    }
     let queues: Vec<serde_json::Value> = st
         .node
         .queue_metrics()
@@ -248,18 +308,30 @@ async fn metrics(State(st): State<AppState>) -> Json<serde_json::Value> {
         "pipeline_sets": st.node.pipeline_sets(),
         "queues": queues,
     }))
+    .into_response()
 }
 
+/// Rolls hot buckets (of `index`, or all). A user needs `indexes_edit` (as Splunk's
+/// `roll-hot-buckets`).
 async fn roll(
     State(st): State<AppState>,
+    caller: Option<axum::Extension<crate::rest::Session>>,
     Query(q): Query<HashMap<String, String>>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Response, ApiError> {
+    if let Some(refusal) = refuse(
+        &st,
+        caller.as_ref().map(|c| &c.0),
+        &["indexes_edit", "edit_indexes", "admin_all_objects"],
+        "roll hot buckets",
+    ) {
+        return Ok(refusal);
+    }
     let node = st.node.clone();
     let index = q.get("index").cloned();
     tokio::task::spawn_blocking(move || node.roll(index.as_deref()))
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))??;
-    Ok(Json(serde_json::json!({ "rolled": true })))
+    Ok(Json(serde_json::json!({ "rolled": true })).into_response())
 }
 
 fn now_micros() -> i64 {

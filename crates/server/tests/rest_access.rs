@@ -1,6 +1,8 @@
 //! Every route of the API listener, walked without credentials (all refused with 401 but login
 //! and health), with bad credentials, and as a low-privilege user (refused where Splunk refuses:
-//! managing users, roles, indexes and HEC tokens, another user's jobs).
+//! managing users, roles, indexes and HEC tokens, another user's jobs, writing into indexes,
+//! rolling buckets, server metrics, scheduling searches; searching without the `search`
+//! capability).
 
 mod common;
 
@@ -65,7 +67,15 @@ async fn every_route_needs_credentials_and_low_privilege_is_refused() {
     let mut users = Users::default();
     users.add("admin", "admin-password", &["admin"]).unwrap();
     users.add("ann", "ann-password", &["user"]).unwrap();
+    users.add("nos", "nos-password", &["nosearch"]).unwrap();
     users.save(&home).unwrap();
+    // A role that may do nothing at all.
+    std::fs::create_dir_all(home.etc().join("system/local")).unwrap();
+    std::fs::write(
+        home.etc().join("system/local/authorize.conf"),
+        "[role_nosearch]\nsrchIndexesAllowed = main\n",
+    )
+    .unwrap();
     let state = AppState::new(node, home.index_root());
     let mut rest = RestState::new(state.clone(), 8089);
     rest.local_secret = Some("local-secret".into());
@@ -95,6 +105,13 @@ async fn every_route_needs_credentials_and_low_privilege_is_refused() {
         ] {
             let (s, body) = call(&app, m, p, auth, "").await;
             assert_eq!(s, StatusCode::UNAUTHORIZED, "{m} {p} with {auth:?}: {body}");
+            // Splunk's message shape, which the SDKs turn into an AuthenticationError.
+            assert!(
+                body.contains(
+                    "<messages>\n    <msg type=\"WARN\">call not properly authenticated</msg>"
+                ),
+                "{m} {p}: {body}"
+            );
         }
     }
     let (s, body) = call(
@@ -139,6 +156,18 @@ async fn every_route_needs_credentials_and_low_privilege_is_refused() {
         ("GET", "/services/authorization/roles/admin", ""),
         ("POST", "/services/data/indexes", "name=evil"),
         ("POST", "/services/authentication/users/ann", "roles=admin"),
+        (
+            "POST",
+            "/lode/ingest?index=main",
+            "2024-01-01 00:00:00 evil\n",
+        ),
+        ("POST", "/lode/roll", ""),
+        ("GET", "/lode/metrics", ""),
+        (
+            "POST",
+            "/services/saved/searches",
+            "name=s&search=x&is_scheduled=1&cron_schedule=*+*+*+*+*",
+        ),
     ] {
         let (s, text) = call(&app, m, p, Some(&ann), body).await;
         assert!(
@@ -146,6 +175,43 @@ async fn every_route_needs_credentials_and_low_privilege_is_refused() {
             "{m} {p}: {s} {text}"
         );
     }
+    // Without the `search` capability, no search entry point runs anything; the rest of the
+    // API still answers (their own entities, syntax checks).
+    let nos = basic("nos", "nos-password");
+    for (m, p, body) in [
+        ("GET", "/lode/search?q=search+x", ""),
+        (
+            "POST",
+            "/services/search/jobs",
+            "search=search+x&exec_mode=oneshot",
+        ),
+        ("POST", "/services/search/jobs", "search=search+x"),
+        (
+            "POST",
+            "/services/search/v2/jobs",
+            "search=search+x&exec_mode=blocking",
+        ),
+        ("POST", "/services/search/jobs/export", "search=search+x"),
+    ] {
+        let (s, text) = call(&app, m, p, Some(&nos), body).await;
+        assert_eq!(s, StatusCode::FORBIDDEN, "{m} {p}: {text}");
+        assert!(
+            text.contains("<msg type=\"ERROR\">You (user=nos) do not have permission to search"),
+            "{text}"
+        );
+    }
+    for (m, p) in [
+        ("GET", "/services/search/jobs"),
+        ("GET", "/services/search/parser?q=x"),
+        ("GET", "/services/saved/searches"),
+        ("GET", "/services/lode/dashboards"),
+        ("GET", "/services/data/indexes"),
+        ("GET", "/services/server/info"),
+    ] {
+        let (s, text) = call(&app, m, p, Some(&nos), "").await;
+        assert_eq!(s, StatusCode::OK, "{m} {p}: {text}");
+    }
+
     // Nothing of that took effect.
     let text = std::fs::read_to_string(dir.path().join("etc/system/local/authorize.conf"))
         .unwrap_or_default();
@@ -196,6 +262,24 @@ async fn every_route_needs_credentials_and_low_privilege_is_refused() {
         .as_str()
         .unwrap()
         .to_string();
+    let control = format!("/services/search/jobs/{sid}/control");
+    let (s, _) = call(&app, "POST", &control, Some(&ann), "action=cancel").await;
+    assert_eq!(
+        s,
+        StatusCode::NOT_FOUND,
+        "another user's job cannot be controlled"
+    );
+    // Lists are filtered: another user's job is not in ann's list.
+    let (s, list) = call(
+        &app,
+        "GET",
+        "/services/search/jobs?output_mode=json",
+        Some(&ann),
+        "",
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(!list.contains(&sid), "{list}");
     for p in [
         format!("/services/search/jobs/{sid}"),
         format!("/services/search/jobs/{sid}/results"),

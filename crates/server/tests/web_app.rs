@@ -19,7 +19,7 @@ async fn app_saved_searches_dashboards_and_parser() {
     let (dir, node) = common::node_with_buckets(1, 20);
     let home = lode_node::Home::new(dir.path());
     let mut users = Users::default();
-    users.add("ann", "ann-password", &["user"]).unwrap();
+    users.add("ann", "ann-password", &["power"]).unwrap(); // scheduling needs schedule_search
     users.add("bob", "bob-password", &["user"]).unwrap();
     users.save(&home).unwrap();
     let state = AppState::new(node, home.index_root());

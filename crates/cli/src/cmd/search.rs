@@ -103,7 +103,7 @@ enum CollectWriter {
 impl CollectWriter {
     fn handle(&self) -> CollectHandle {
         match self {
-            CollectWriter::Direct(node, _) => lode_server::collect::handle(node.clone()),
+            CollectWriter::Direct(node, _) => lode_server::collect::handle(node.clone(), None),
             CollectWriter::Server(info) => {
                 CollectHandle(std::sync::Arc::new(ServerSink(info.clone())))
             }

@@ -115,7 +115,7 @@ fn item(i: &IndexInfo) -> Item {
         name: i.name.clone(),
         path: format!("/{}", i.name),
         author: "nobody".into(),
-        app: "search",
+        acl: listing::Acl::System("search"),
         content: vec![
             ("totalEventCount", Value::Num(i.events)),
             ("currentDBSizeMB", Value::Num(i.disk_bytes / (1024 * 1024))),

@@ -12,8 +12,9 @@ use axum::response::{IntoResponse, Response};
 use lode_node::hec::{HecConfig, HecToken};
 
 use super::listing::{self, Item, Value};
-use super::roles::require;
-use super::{error, fail, param, params, Fail, RestState};
+use super::roles::{require, write_access, write_forbidden};
+use super::{error, fail, param, params, Fail, RestState, Session};
+use lode_node::roles::Effective;
 
 /// The answer listing `tokens` in the requested form.
 fn answer(p: &[(String, String)], tokens: &[&HecToken], status: StatusCode) -> Response {
@@ -24,7 +25,7 @@ fn answer(p: &[(String, String)], tokens: &[&HecToken], status: StatusCode) -> R
             name: format!("http://{}", t.name),
             path: format!("/{}", t.name),
             author: "nobody".into(),
-            app: "splunk_httpinput",
+            acl: listing::Acl::System("splunk_httpinput"),
             content: vec![
                 ("token", t.token.as_str().into()),
                 ("index", o(&t.index)),
@@ -44,15 +45,39 @@ fn answer(p: &[(String, String)], tokens: &[&HecToken], status: StatusCode) -> R
     listing::answer(p, "http", "/services/data/inputs/http", &items, status)
 }
 
-/// Passes when the caller has the `edit_token_http` capability; else the refusal (401 or 403).
-fn admin(st: &RestState, headers: &HeaderMap) -> Result<(), Fail> {
+/// The caller when they have the `edit_token_http` capability; else the refusal (401 or 403).
+fn admin(st: &RestState, headers: &HeaderMap) -> Result<(Session, Effective), Fail> {
     require(
         st,
         headers,
         &["edit_token_http", "admin_all_objects"],
         "manage HTTP Event Collector tokens",
     )
-    .map(|_| ())
+}
+
+/// 403 unless the caller may write into every index `t` may write into: its `indexes` and its
+/// default `index` (a token without an index list may write anywhere, so its creator must be
+/// allowed `*` and `_*`). A token never grants more than its creator has.
+fn check_writable(s: &Session, e: &Effective, t: &HecToken) -> Result<(), Fail> {
+    let w = write_access(e);
+    if t.indexes.is_empty() {
+        let everywhere = ["*", "_*"].iter().all(|p| w.allowed.iter().any(|a| a == p));
+        if !everywhere {
+            return Err(fail(
+                StatusCode::FORBIDDEN,
+                "ERROR",
+                &format!(
+                    "You (user={}) do not have permission to create a token for every index: give \"indexes\"",
+                    s.user
+                ),
+            ));
+        }
+    }
+    let named = t.indexes.iter().chain(t.index.iter());
+    match named.into_iter().find(|i| !w.allows(i)) {
+        Some(i) => Err(write_forbidden(&s.user, i)),
+        None => Ok(()),
+    }
 }
 
 /// A Splunk boolean parameter ([`lode_conf::parse_bool`]).
@@ -116,9 +141,10 @@ pub async fn collection(
     method: axum::http::Method,
     body: Bytes,
 ) -> Response {
-    if let Err(r) = admin(&st, &headers) {
-        return r.into_response();
-    }
+    let (s, e) = match admin(&st, &headers) {
+        Ok(x) => x,
+        Err(r) => return r.into_response(),
+    };
     let p = params(q.as_deref(), &body);
     let home = st.app.node.home();
     let mut cfg = match HecConfig::load(home) {
@@ -136,7 +162,7 @@ pub async fn collection(
         );
     };
     let mut t = HecToken::new(&name);
-    if let Err(r) = apply(&mut t, &p) {
+    if let Err(r) = apply(&mut t, &p).and_then(|_| check_writable(&s, &e, &t)) {
         return r.into_response();
     }
     if let Err(e) = cfg.add(t.clone()).and_then(|_| cfg.save(home)) {
@@ -159,9 +185,10 @@ pub async fn one(
     method: axum::http::Method,
     body: Bytes,
 ) -> Response {
-    if let Err(r) = admin(&st, &headers) {
-        return r.into_response();
-    }
+    let (s, e) = match admin(&st, &headers) {
+        Ok(x) => x,
+        Err(r) => return r.into_response(),
+    };
     let p = params(q.as_deref(), &body);
     let name = path
         .get("name")
@@ -210,7 +237,7 @@ pub async fn one(
                     &format!("Unknown action: {other}"),
                 )
             }
-            None => apply(t, &p),
+            None => apply(t, &p).and_then(|_| check_writable(&s, &e, t)),
         };
         if let Err(r) = r {
             return r.into_response();

@@ -275,6 +275,22 @@ impl Job {
         })
     }
 
+    /// Finalizes a running job for its user's `srchMaxTime`, with `message` as a warning (nothing
+    /// for a job that already ended). Returns whether it did.
+    pub fn auto_finalize(&self, message: &str) -> bool {
+        let mut p = lock(&self.progress);
+        if matches!(p.dispatch, Dispatch::Done | Dispatch::Failed)
+            || self.cancel.load(Ordering::Relaxed)
+        {
+            return false;
+        }
+        self.finalize.store(true, Ordering::Relaxed);
+        p.finalized = true;
+        p.messages.push(("WARN".into(), message.to_string()));
+        p.updated_us = now_us();
+        true
+    }
+
     /// Called by the search for each batch of rows: writes them (so `results_preview` and
     /// `events` serve them while the job runs), then honours pause (a paused job keeps what it
     /// has and waits before reading on), finalize and cancel (returns `false` to stop).

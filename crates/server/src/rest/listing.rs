@@ -1,5 +1,5 @@
 //! The answer of an entity collection (`data/indexes`, `data/inputs/http`,
-//! `authentication/users`, `authorization/roles`): an Atom feed by default, Splunk's JSON with
+//! `authentication/users`, `authorization/roles`, `saved/searches`): an Atom feed by default, Splunk's JSON with
 //! `output_mode=json`. Each content key has a typed [`Value`], so XML gets splunkd's text ("1"/"0"
 //! for booleans) and JSON real booleans, numbers and arrays.
 
@@ -54,27 +54,52 @@ impl Value {
     }
 }
 
-/// One entity of a collection.
-pub struct Item {
+/// Who shares an entity (its `acl`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Acl {
+    /// The system's, in the app given: `sharing` system.
+    System(&'static str),
+    /// Its author's, in the app given: `sharing` user, `modifiable`, read and write perms of the
+    /// author only (saved searches).
+    User(String),
+}
+
+/// One entity of a collection; content keys are `&'static str` or, where users name them
+/// (saved searches' keys), `String`.
+pub struct Item<K = &'static str> {
     /// Its name (`title` in the feed).
     pub name: String,
     /// Its path under the collection, without the collection (`/<name>` usually).
     pub path: String,
     /// `author` and the ACL's owner.
     pub author: String,
-    /// The ACL's app.
-    pub app: &'static str,
+    /// The ACL.
+    pub acl: Acl,
     /// The content, in order.
-    pub content: Vec<(&'static str, Value)>,
+    pub content: Vec<(K, Value)>,
+}
+
+impl<K> Item<K> {
+    fn acl_json(&self) -> serde_json::Value {
+        match &self.acl {
+            Acl::System(app) => {
+                serde_json::json!({"app": app, "owner": self.author, "sharing": "system"})
+            }
+            Acl::User(app) => serde_json::json!({
+                "app": app, "owner": self.author, "sharing": "user", "modifiable": true,
+                "perms": {"read": [self.author], "write": [self.author]}
+            }),
+        }
+    }
 }
 
 /// A collection answer: `title` of the feed, `origin` the collection's path
 /// (`/services/data/indexes`), the entities and the status.
-pub fn answer(
+pub fn answer<K: AsRef<str>>(
     p: &[(String, String)],
     title: &str,
     origin: &str,
-    items: &[Item],
+    items: &[Item<K>],
     status: StatusCode,
 ) -> Response {
     let updated = now_iso();
@@ -85,18 +110,20 @@ pub fn answer(
                 let c: serde_json::Map<String, serde_json::Value> = i
                     .content
                     .iter()
-                    .map(|(k, v)| (k.to_string(), v.json()))
+                    .map(|(k, v)| (k.as_ref().to_string(), v.json()))
                     .collect();
                 serde_json::json!({
                     "name": i.name, "id": format!("{origin}{}", i.path), "updated": updated,
                     "links": {"alternate": format!("{origin}{}", i.path)}, "author": i.author,
-                    "acl": {"app": i.app, "owner": i.author, "sharing": "system"},
+                    "acl": i.acl_json(),
                     "content": c,
                 })
             })
             .collect();
         let body = serde_json::json!({
-            "origin": origin, "updated": updated, "entry": entries,
+            "links": {}, "origin": origin, "updated": updated,
+            "generator": {"build": env!("CARGO_PKG_VERSION"), "version": super::SPLUNK_VERSION},
+            "entry": entries,
             "paging": {"total": items.len(), "perPage": 30, "offset": 0}, "messages": []
         });
         return (
@@ -116,7 +143,7 @@ pub fn answer(
             content: i
                 .content
                 .iter()
-                .map(|(k, v)| (k.to_string(), v.xml()))
+                .map(|(k, v)| (k.as_ref().to_string(), v.xml()))
                 .collect(),
         })
         .collect();
@@ -143,7 +170,7 @@ mod tests {
             name: "x".into(),
             path: "/x".into(),
             author: "nobody".into(),
-            app: "search",
+            acl: Acl::System("search"),
             content: vec![
                 ("t", "text".into()),
                 ("b", Value::Bool(true)),
@@ -176,5 +203,30 @@ mod tests {
         assert!(xml.contains("<s:key name=\"b\">1</s:key>"), "{xml}");
         assert!(xml.contains("<s:key name=\"n\">7</s:key>"));
         assert!(xml.contains("<link href=\"/services/things/x\" rel=\"alternate\"/>"));
+    }
+
+    #[tokio::test]
+    async fn private_entities_have_their_owner_only() {
+        let items = [Item {
+            name: "s".into(),
+            path: "/s".into(),
+            author: "ann".into(),
+            acl: Acl::User("search".into()),
+            content: vec![("display.x".to_string(), Value::Text("y".into()))],
+        }];
+        let json = body(answer(
+            &[("output_mode".into(), "json".into())],
+            "savedsearch",
+            "/servicesNS/ann/search/saved/searches",
+            &items,
+            StatusCode::OK,
+        ))
+        .await;
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let e = &v["entry"][0];
+        assert_eq!(e["acl"]["sharing"], "user");
+        assert_eq!(e["acl"]["perms"]["write"], serde_json::json!(["ann"]));
+        assert_eq!(e["content"]["display.x"], "y");
+        assert_eq!(e["id"], "/servicesNS/ann/search/saved/searches/s");
     }
 }

@@ -177,6 +177,18 @@ impl RestState {
     }
 }
 
+/// The job message of a search stopped by its user's `srchMaxTime`, as splunkd words it.
+pub fn time_limit_message(secs: u64) -> String {
+    format!("Search auto-finalized after time limit ({secs} seconds) reached.")
+}
+
+/// The longest a search of a holder of `roles` may run (their roles' `srchMaxTime`; `None`:
+/// unlimited).
+pub fn max_time(app: &AppState, roles: &[String]) -> Option<Duration> {
+    let secs = roles::rights(app.node.home(), roles).srch_max_time;
+    (secs > 0).then(|| Duration::from_secs(secs))
+}
+
 impl RestState {
     /// The REST state over `app`, serving on `port`; job results go under the home's
     /// `var/run/lode/dispatch`.
@@ -623,13 +635,14 @@ fn fields(row: &mut lode_search::row::Row) -> Fields {
 }
 
 /// Runs `req` for `session` (their indexes only) on the blocking pool, handing rows to `each`
-/// (false = stop).
+/// (false = stop). A search that runs longer than the user's `srchMaxTime` stops at its next
+/// batch of rows, keeping what it found: the answer is then `Some(warning)`.
 async fn run_search(
     st: &RestState,
     session: &Session,
     req: lode_search::run::SearchRequest,
     mut each: impl FnMut(Fields) -> bool + Send + 'static,
-) -> Result<(), Fail> {
+) -> Result<Option<String>, Fail> {
     let permit = st
         .app
         .limits
@@ -638,24 +651,34 @@ async fn run_search(
         .map_err(|e| fail(StatusCode::SERVICE_UNAVAILABLE, "ERROR", &e.to_string()))?;
     let app = st.app.clone();
     let session = session.clone();
+    let limit = max_time(&app, &session.roles);
     let res = tokio::task::spawn_blocking(move || {
         let _slot = permit;
         let opts = app.run_options(Some(&session));
-        lode_search::run::run_with(&app.index_root, &req, &opts, &mut |rows| {
+        let deadline = limit.map(|d| (Instant::now() + d, d.as_secs()));
+        let mut timed_out = None;
+        let res = lode_search::run::run_with(&app.index_root, &req, &opts, &mut |rows| {
             for mut r in rows {
                 if !each(fields(&mut r)) {
                     return Err(lode_search::SearchError::User("stopped".into()));
                 }
             }
-            Ok(())
-        })
+            match deadline {
+                Some((at, secs)) if Instant::now() >= at => {
+                    timed_out = Some(time_limit_message(secs));
+                    Err(lode_search::SearchError::User("stopped".into()))
+                }
+                _ => Ok(()),
+            }
+        });
+        (res, timed_out)
     })
     .await
     .map_err(|e| fail(StatusCode::INTERNAL_SERVER_ERROR, "ERROR", &e.to_string()))?;
     match res {
-        Ok(_) => Ok(()),
-        Err(lode_search::SearchError::User(m)) if m == "stopped" => Ok(()),
-        Err(e) => Err(fail(StatusCode::BAD_REQUEST, "FATAL", &e.to_string())),
+        (Ok(_), _) => Ok(None),
+        (Err(lode_search::SearchError::User(m)), timed_out) if m == "stopped" => Ok(timed_out),
+        (Err(e), _) => Err(fail(StatusCode::BAD_REQUEST, "FATAL", &e.to_string())),
     }
 }
 
@@ -708,13 +731,15 @@ async fn create_job(
         seen < offset + count
     })
     .await;
-    if let Err(r) = res {
-        return r.into_response();
-    }
+    let warning = match res {
+        Ok(w) => w,
+        Err(r) => return r.into_response(),
+    };
     let rows = std::mem::take(&mut *rows.lock().unwrap_or_else(|p| p.into_inner()));
+    let messages: Vec<(&str, String)> = warning.into_iter().map(|w| ("WARN", w)).collect();
     (
         [(header::CONTENT_TYPE, mode.content_type())],
-        output::render(mode, &rows, offset),
+        output::with_messages(mode, output::render(mode, &rows, offset), &messages),
     )
         .into_response()
 }
@@ -755,18 +780,20 @@ async fn export(
     if mode == Mode::Xml {
         let rows = Arc::new(Mutex::new(Vec::new()));
         let sink = rows.clone();
-        if let Err(r) = run_search(&st, &session, req, move |f| {
+        let warning = match run_search(&st, &session, req, move |f| {
             sink.lock().unwrap_or_else(|p| p.into_inner()).push(f);
             true
         })
         .await
         {
-            return r.into_response();
-        }
+            Ok(w) => w,
+            Err(r) => return r.into_response(),
+        };
         let rows = std::mem::take(&mut *rows.lock().unwrap_or_else(|p| p.into_inner()));
+        let messages: Vec<(&str, String)> = warning.into_iter().map(|w| ("WARN", w)).collect();
         return (
             [(header::CONTENT_TYPE, mode.content_type())],
-            output::render(mode, &rows, 0),
+            output::with_messages(mode, output::render(mode, &rows, 0), &messages),
         )
             .into_response();
     }
@@ -800,9 +827,14 @@ async fn export(
             };
             let _ = tx.send(Bytes::from(text)).await;
         }
-        if let Err(r) = res {
-            let text = format!("search failed: {}", r.2);
-            let line = serde_json::json!({"messages": [{"type": "FATAL", "text": text}]});
+        let message = match res {
+            Err(r) => Some(("FATAL", format!("search failed: {}", r.2))),
+            Ok(Some(w)) => Some(("WARN", w)),
+            Ok(None) => None,
+        };
+        // A warning goes only where there is a place for it (JSON lines); a failure always.
+        if let Some((kind, text)) = message.filter(|(k, _)| *k == "FATAL" || mode == Mode::Json) {
+            let line = serde_json::json!({"messages": [{"type": kind, "text": text}]});
             let _ = tx.send(Bytes::from(line.to_string() + "\n")).await;
         }
     });
@@ -888,16 +920,21 @@ async fn start_job(
     let app = st.app.clone();
     let j = job.clone();
     let session = session.clone();
+    let limit = max_time(&st.app, &session.roles);
     let handle = tokio::spawn(async move {
         let _slot = slot;
         match app.limits.acquire().await {
             Ok(permit) => {
+                let watchdog = limit.map(|d| tokio::spawn(time_limit(j.clone(), d)));
                 let _ = tokio::task::spawn_blocking(move || {
                     let _slot = permit;
                     let opts = app.run_options(Some(&session));
                     jobs::run(&j, &app, &req, &opts, fields);
                 })
                 .await;
+                if let Some(w) = watchdog {
+                    w.abort();
+                }
             }
             Err(e) => {
                 let _ = j.control("cancel", None);
@@ -923,6 +960,13 @@ async fn start_job(
         )
     };
     Ok((StatusCode::CREATED, body).into_response())
+}
+
+/// The user's `srchMaxTime` for a job: once it ran `d`, it is finalized (it stops at its next
+/// batch of rows and keeps what it found) with a warning in its messages, as splunkd does.
+async fn time_limit(job: Arc<jobs::Job>, d: Duration) {
+    tokio::time::sleep(d).await;
+    job.auto_finalize(&time_limit_message(d.as_secs()));
 }
 
 fn iso_us(us: i64) -> String {

@@ -159,6 +159,42 @@ fn csv_cell(s: &str) -> String {
     }
 }
 
+/// `body` (a [`render`] answer) with `messages` (`(type, text)`: `WARN`, `INFO`…) in it: the JSON
+/// `messages` list, or `<messages><msg type=…>` after the XML `<meta>`, as splunkd puts them.
+/// CSV has no place for them.
+pub fn with_messages(mode: Mode, body: String, messages: &[(&str, String)]) -> String {
+    if messages.is_empty() {
+        return body;
+    }
+    match mode {
+        Mode::Json => match serde_json::from_str::<serde_json::Value>(&body) {
+            Ok(mut v) => {
+                v["messages"] = messages
+                    .iter()
+                    .map(|(t, m)| serde_json::json!({"type": t, "text": m}))
+                    .collect::<Vec<_>>()
+                    .into();
+                v.to_string()
+            }
+            Err(_) => body,
+        },
+        Mode::Xml => {
+            let mut m = String::from("<messages>\n");
+            for (t, text) in messages {
+                let _ = writeln!(
+                    m,
+                    "<msg type=\"{}\">{}</msg>",
+                    super::atom::escape(t),
+                    super::atom::escape(text)
+                );
+            }
+            m.push_str("</messages>\n");
+            body.replacen("</meta>\n", &format!("</meta>\n{m}"), 1)
+        }
+        Mode::Csv => body,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,9 @@ use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use lode_node::roles::{parse_duration, split_list, Effective, Role, Roles, BUILTIN_ROLES};
+use lode_node::roles::{
+    parse_duration, split_list, Effective, Role, Roles, BUILTIN_ROLES, WRITE_INDEXES_KEY,
+};
 use lode_node::Home;
 use lode_search::plan::index::IndexAccess;
 
@@ -38,6 +40,25 @@ pub fn index_access(e: &Effective) -> IndexAccess {
         allowed: e.srch_indexes_allowed.clone(),
         default: e.srch_indexes_default.clone(),
     }
+}
+
+/// The indexes a holder of `e` may write into (`lode.writeIndexesAllowed`; same pattern rules
+/// as searching, so `*` does not reach internal indexes).
+pub fn write_access(e: &Effective) -> IndexAccess {
+    IndexAccess {
+        allowed: e.write_indexes_allowed.clone(),
+        default: Vec::new(),
+    }
+}
+
+/// 403 in Splunk's message shape: `user` may not write into `index`.
+pub fn write_forbidden(user: &str, index: &str) -> Fail {
+    fail(StatusCode::FORBIDDEN, "ERROR", &write_refusal(user, index))
+}
+
+/// The text of a refused write (also `collect`'s error).
+pub fn write_refusal(user: &str, index: &str) -> String {
+    format!("You (user={user}) do not have permission to write to index={index}")
 }
 
 /// The caller's session and rights when they hold one of `caps`; else 401 or 403 saying what
@@ -123,7 +144,7 @@ fn item(all: &Roles, r: &Role) -> Item {
         name: r.name.clone(),
         path: format!("/{}", r.name),
         author: "system".into(),
-        app: "",
+        acl: listing::Acl::System(""),
         content: vec![
             ("capabilities", Value::List(caps)),
             ("imported_capabilities", Value::List(imp_caps)),
@@ -153,6 +174,14 @@ fn item(all: &Roles, r: &Role) -> Item {
                 Value::Num(imp_quota.unwrap_or(0).into()),
             ),
             ("srchMaxTime", Value::Num(r.srch_max_time.unwrap_or(0))),
+            (
+                WRITE_INDEXES_KEY,
+                Value::List(r.write_indexes_allowed.clone()),
+            ),
+            (
+                "imported_lode.writeIndexesAllowed",
+                Value::List(union(|i| &i.write_indexes_allowed)),
+            ),
             ("defaultApp", "".into()),
         ],
     }
@@ -184,6 +213,9 @@ fn apply(r: &mut Role, p: &[(String, String)]) -> Result<(), Fail> {
     }
     if let Some(v) = list_param(p, "srchIndexesDefault") {
         r.srch_indexes_default = v;
+    }
+    if let Some(v) = list_param(p, WRITE_INDEXES_KEY) {
+        r.write_indexes_allowed = v;
     }
     if let Some(v) = param(p, "srchJobsQuota") {
         r.srch_jobs_quota = Some(v.trim().parse().map_err(|_| bad("srchJobsQuota", v))?);

@@ -24,8 +24,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
-use super::atom::{self, DictValue};
-use super::{authenticate, error, now_iso, param, params, RestState};
+use super::atom;
+use super::listing::{self, Acl, Item, Value};
+use super::{authenticate, error, param, params, RestState};
 
 /// The configuration file saved searches live in.
 pub const SAVED_CONF: &str = "savedsearches.conf";
@@ -172,65 +173,57 @@ fn content(s: &Saved) -> Vec<(String, String)> {
     out
 }
 
+/// The answer listing `all` (the caller's, in `app`): Splunk's entries with the stored keys over
+/// the defaults, booleans typed in JSON, private to their owner.
 fn answer(all: &[&Saved], user: &str, app: &str, json: bool, status: StatusCode) -> Response {
     let base = format!("/servicesNS/{user}/{app}/saved/searches");
-    let updated = now_iso();
-    if json {
-        let entries: Vec<serde_json::Value> = all
-            .iter()
-            .map(|s| {
-                let c: serde_json::Map<String, serde_json::Value> = content(s)
-                    .into_iter()
-                    .map(|(k, v)| {
-                        let val = if BOOLEANS.contains(&k.as_str()) {
-                            lode_conf::parse_bool(&v).unwrap_or(false).into()
-                        } else {
-                            v.into()
-                        };
-                        (k, val)
-                    })
-                    .collect();
-                serde_json::json!({
-                    "name": s.name, "id": format!("{base}/{}", s.name), "updated": updated,
-                    "author": user, "links": {"alternate": format!("{base}/{}", s.name)},
-                    "acl": {"app": app, "owner": user, "sharing": "user", "modifiable": true,
-                            "perms": {"read": [user], "write": [user]}},
-                    "content": c,
-                })
-            })
-            .collect();
-        let body = serde_json::json!({
-            "links": {}, "origin": base, "updated": updated,
-            "generator": {"build": env!("CARGO_PKG_VERSION"), "version": super::SPLUNK_VERSION},
-            "entry": entries,
-            "paging": {"total": all.len(), "perPage": 0, "offset": 0}, "messages": []
-        });
-        return (
-            status,
-            [(header::CONTENT_TYPE, "application/json")],
-            body.to_string(),
-        )
-            .into_response();
-    }
-    let entries: Vec<atom::Entry> = all
+    let items: Vec<Item<String>> = all
         .iter()
-        .map(|s| atom::Entry {
-            title: s.name.clone(),
-            path: format!("{base}/{}", s.name),
+        .map(|s| Item {
+            name: s.name.clone(),
+            path: format!("/{}", s.name),
             author: user.to_string(),
-            updated: updated.clone(),
+            acl: Acl::User(app.to_string()),
             content: content(s)
                 .into_iter()
-                .map(|(k, v)| (k, DictValue::Text(v)))
+                .map(|(k, v)| {
+                    let val = if BOOLEANS.contains(&k.as_str()) {
+                        Value::Bool(lode_conf::parse_bool(&v).unwrap_or(false))
+                    } else {
+                        Value::Text(v)
+                    };
+                    (k, val)
+                })
                 .collect(),
         })
         .collect();
-    (
-        status,
-        [(header::CONTENT_TYPE, "text/xml; charset=UTF-8")],
-        atom::feed("savedsearch", &base, &updated, &entries),
-    )
-        .into_response()
+    let p = if json {
+        vec![("output_mode".to_string(), "json".to_string())]
+    } else {
+        Vec::new()
+    };
+    listing::answer(&p, "savedsearch", &base, &items, status)
+}
+
+/// 403 when `p` schedules the search (`is_scheduled` true) and the caller lacks Splunk's
+/// `schedule_search` capability (the built-in `user` role does).
+fn may_schedule(
+    st: &RestState,
+    s: &super::Session,
+    p: &[(String, String)],
+) -> Result<(), super::Fail> {
+    let scheduling = param(p, "is_scheduled")
+        .and_then(lode_conf::parse_bool)
+        .unwrap_or(false);
+    if !scheduling {
+        return Ok(());
+    }
+    let e = super::roles::rights(st.app.node.home(), &s.roles);
+    if e.has_any(&["schedule_search", "admin_all_objects"]) {
+        Ok(())
+    } else {
+        Err(super::roles::forbidden(s, "schedule searches"))
+    }
 }
 
 /// Checks and applies `p`'s settable keys to `s`; what is wrong otherwise.
@@ -303,6 +296,9 @@ async fn collection(
             &format!("An object with name={name} already exists"),
         );
     }
+    if let Err(f) = may_schedule(&st, &s, &p) {
+        return f.into_response();
+    }
     let mut saved = Saved {
         name,
         keys: Vec::new(),
@@ -357,6 +353,9 @@ async fn one(
             answer(&[], &s.user, &app, json, StatusCode::OK)
         }
         Method::POST => {
+            if let Err(f) = may_schedule(&st, &s, &p) {
+                return f.into_response();
+            }
             if let Err(e) = apply(&mut all[i], &p) {
                 return bad(&e);
             }

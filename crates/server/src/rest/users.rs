@@ -28,7 +28,7 @@ fn answer(p: &[(String, String)], users: &[&User], status: StatusCode) -> Respon
             name: u.name.clone(),
             path: format!("/{}", u.name),
             author: "system".into(),
-            app: "",
+            acl: listing::Acl::System(""),
             content: vec![
                 ("realname", u.realname.as_str().into()),
                 ("email", u.email.as_str().into()),
