@@ -90,14 +90,21 @@ pub enum Command {
         /// `sortby -x +y`: the kept rows are then sorted by these keys (empty: input order).
         sortby: Vec<SortKey>,
     },
-    /// `rex [field=f] [max_match=N] "regex with (?<name>…) groups"`.
+    /// `rex [field=f] [max_match=N] [offset_field=o] "regex with (?<name>…) groups"`, or
+    /// `rex [field=f] mode=sed "s/regex/replacement/flags"` (or `"y/abc/xyz/"`).
     Rex {
         /// Field to match against (default `_raw`).
         field: String,
-        /// The regular expression as written (PCRE-style `(?<name>…)` groups allowed).
+        /// The regular expression as written (PCRE-style `(?<name>…)` groups allowed), or the
+        /// sed expression with `sed`.
         pattern: String,
         /// Most matches kept per field (default 1; 0 = unlimited, multivalue).
         max_match: u64,
+        /// `mode=sed`: `pattern` is a sed expression that rewrites the field.
+        sed: bool,
+        /// `offset_field=`: a field that receives `group=start-end` (character offsets, end
+        /// inclusive) of every group that matched, joined by `&`.
+        offset_field: Option<String>,
     },
     /// `stats <agg>… [by f1, f2]`.
     Stats(Stats),

@@ -124,6 +124,8 @@ fn command(out: &mut String, c: &Command) {
             field,
             pattern,
             max_match,
+            sed,
+            offset_field,
         } => {
             out.push_str("rex ");
             if field != "_raw" {
@@ -133,6 +135,14 @@ fn command(out: &mut String, c: &Command) {
             }
             if *max_match != 1 {
                 let _ = write!(out, "max_match={max_match} ");
+            }
+            if *sed {
+                out.push_str("mode=sed ");
+            }
+            if let Some(o) = offset_field {
+                out.push_str("offset_field=");
+                push_name(out, o);
+                out.push(' ');
             }
             push_quoted(out, pattern, '"');
         }

@@ -354,13 +354,22 @@ fn command() -> impl Strategy<Value = Command> {
                     sortby,
                 }
             }),
-        (name(), "[ -~]{1,10}", any::<u64>()).prop_map(|(field, pattern, max_match)| {
-            Command::Rex {
-                field,
-                pattern,
-                max_match,
-            }
-        }),
+        (
+            name(),
+            "[ -~]{1,10}",
+            any::<u64>(),
+            any::<bool>(),
+            proptest::option::of(name())
+        )
+            .prop_map(|(field, pattern, max_match, sed, offset_field)| {
+                Command::Rex {
+                    field,
+                    pattern,
+                    max_match,
+                    sed,
+                    offset_field,
+                }
+            }),
         (vec(agg(), 1..4), vec(name(), 0..3))
             .prop_map(|(aggs, by)| Command::Stats(Stats { aggs, by })),
         (vec(agg(), 1..4), vec(name(), 0..3))

@@ -289,7 +289,17 @@ fn build(
             field,
             pattern,
             max_match,
-        } => Box::new(rex::RexOp::new(field.clone(), pattern, *max_match)?),
+            sed: false,
+            offset_field,
+        } => Box::new(
+            rex::RexOp::new(field.clone(), pattern, *max_match)?.with_offsets(offset_field.clone()),
+        ),
+        Command::Rex {
+            field,
+            pattern,
+            sed: true,
+            ..
+        } => Box::new(rex::SedOp::new(field.clone(), pattern)?),
         Command::Stats(_) | Command::Timechart(_) | Command::Top(_) => {
             Partial::build(c, ctx, limits)?.into_op()
         }

@@ -152,6 +152,8 @@ mod tests {
                 field: "msg".into(),
                 pattern: "(?<a>x)".into(),
                 max_match: 1,
+                sed: false,
+                offset_field: None,
             },
             Command::Stats(Stats {
                 aggs: vec![Agg {

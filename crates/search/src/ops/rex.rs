@@ -1,7 +1,14 @@
-//! `rex [field=f] [max_match=N] "regex"`: named groups become fields. With `max_match` 1 (the
-//! default) the first match sets each group that took part; with N > 1 or 0 (unlimited) every
-//! match up to N adds a value and groups matching more than once become multivalue. Rows whose
-//! field is missing or does not match are passed unchanged.
+//! `rex [field=f] [max_match=N] [offset_field=o] "regex"`: named groups become fields. With
+//! `max_match` 1 (the default) the first match sets each group that took part; with N > 1 or 0
+//! (unlimited) every match up to N adds a value and groups matching more than once become
+//! multivalue. `offset_field=o` sets `o` to `group=start-end` for every group that matched
+//! (character offsets from 0, end inclusive, as Splunk), joined by `&`. Rows whose field is
+//! missing or does not match are passed unchanged.
+//!
+//! `rex [field=f] mode=sed "s/regex/replacement/flags"` rewrites the field ([`SedOp`]): flags `g`
+//! (every match) or a number N (only the Nth match; default the first), `\1`…`\9` and `&` in the
+//! replacement; `"y/abc/xyz/"` maps each character of the first list to the one at the same place
+//! in the second.
 
 use super::{Flow, Op};
 use crate::error::SearchError;
@@ -20,6 +27,8 @@ pub struct RexOp {
     max_match: usize,
     /// Per-group values of the current row (reused).
     vals: Vec<Vec<Value>>,
+    /// `offset_field=`.
+    offset_field: Option<String>,
 }
 
 impl RexOp {
@@ -43,7 +52,14 @@ impl RexOp {
             names,
             max_match,
             vals,
+            offset_field: None,
         })
+    }
+
+    /// Also writes the match offsets into `offset_field` (see the module docs).
+    pub fn with_offsets(mut self, offset_field: Option<String>) -> RexOp {
+        self.offset_field = offset_field;
+        self
     }
 
     fn apply(&mut self, r: &mut Row) {
@@ -52,12 +68,23 @@ impl RexOp {
             _ => return,
         };
         self.vals.iter_mut().for_each(Vec::clear);
+        let mut offsets = Vec::new();
         for caps in self.re.captures_iter(&text).take(self.max_match) {
             for (i, name) in self.names.iter().enumerate() {
                 if let Some(m) = caps.name(name) {
                     self.vals[i].push(Value::Str(m.as_str().to_string()));
+                    if self.offset_field.is_some() {
+                        let start = text[..m.start()].chars().count();
+                        let len = m.as_str().chars().count();
+                        // An empty match ends before it starts, as Splunk prints it.
+                        let end = (start + len) as i64 - 1;
+                        offsets.push(format!("{name}={start}-{end}"));
+                    }
                 }
             }
+        }
+        if let (Some(o), false) = (&self.offset_field, offsets.is_empty()) {
+            r.set(o, Value::Str(offsets.join("&")));
         }
         for (i, name) in self.names.iter().enumerate() {
             if !self.vals[i].is_empty() {
@@ -71,6 +98,168 @@ impl Op for RexOp {
     fn push(&mut self, mut rows: Vec<Row>, out: &mut Vec<Row>) -> Result<Flow, SearchError> {
         for r in rows.iter_mut() {
             self.apply(r);
+        }
+        out.append(&mut rows);
+        Ok(Flow::Continue)
+    }
+}
+
+/// `rex mode=sed`: rewrites a field with a sed expression.
+pub struct SedOp {
+    field: String,
+    expr: SedExpr,
+}
+
+enum SedExpr {
+    /// `s/regex/replacement/flags`: `nth` 0 = every match.
+    Substitute {
+        re: Regex,
+        replacement: String,
+        nth: usize,
+    },
+    /// `y/from/to/`.
+    Transliterate(Vec<(char, char)>),
+}
+
+/// The `/`-separated parts after the command letter: `\/` stands for a `/` inside a part.
+fn sed_parts(body: &str) -> Vec<String> {
+    let mut parts = vec![String::new()];
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'/') => {
+                chars.next();
+                parts.last_mut().expect("never empty").push('/');
+            }
+            '\\' => {
+                let last = parts.last_mut().expect("never empty");
+                last.push('\\');
+                if let Some(n) = chars.next() {
+                    last.push(n);
+                }
+            }
+            '/' => parts.push(String::new()),
+            c => parts.last_mut().expect("never empty").push(c),
+        }
+    }
+    parts
+}
+
+/// A sed replacement in the regex crate's syntax: `\N` and `&` are groups, `$` is literal.
+fn sed_replacement(r: &str) -> String {
+    let mut out = String::with_capacity(r.len() + 8);
+    let mut chars = r.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '$' => out.push_str("$$"),
+            '&' => out.push_str("${0}"),
+            '\\' => match chars.next() {
+                Some(d) if d.is_ascii_digit() => {
+                    out.push_str("${");
+                    out.push(d);
+                    out.push('}');
+                }
+                Some('n') => out.push('\n'),
+                Some('t') => out.push('\t'),
+                Some('$') => out.push_str("$$"),
+                Some(o) => out.push(o),
+                None => out.push('\\'),
+            },
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+impl SedOp {
+    /// Parses `expr` (`s/…/…/flags` or `y/…/…/`).
+    pub fn new(field: String, expr: &str) -> Result<SedOp, SearchError> {
+        let bad = |why: &str| {
+            SearchError::User(format!(
+                "rex mode=sed: {why} in {expr:?} (expected s/regex/replacement/flags or y/from/to/)"
+            ))
+        };
+        let (kind, body) = match expr.strip_prefix("s/") {
+            Some(b) => ('s', b),
+            None => match expr.strip_prefix("y/") {
+                Some(b) => ('y', b),
+                None => return Err(bad("unknown sed command")),
+            },
+        };
+        let parts = sed_parts(body);
+        if parts.len() != 3 {
+            return Err(bad("expected three '/'-separated parts"));
+        }
+        let expr = if kind == 's' {
+            let flags = parts[2].as_str();
+            let nth = match flags {
+                "g" => 0,
+                "" => 1,
+                n => n
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| bad("flags must be g or a number from 1"))?,
+            };
+            SedExpr::Substitute {
+                re: compile_regex(&parts[0])?,
+                replacement: sed_replacement(&parts[1]),
+                nth,
+            }
+        } else {
+            let from: Vec<char> = parts[0].chars().collect();
+            let to: Vec<char> = parts[1].chars().collect();
+            if from.len() != to.len() || !parts[2].is_empty() {
+                return Err(bad("y needs two lists of the same length and no flags"));
+            }
+            SedExpr::Transliterate(from.into_iter().zip(to).collect())
+        };
+        Ok(SedOp { field, expr })
+    }
+
+    fn rewrite(&self, text: &str) -> String {
+        match &self.expr {
+            SedExpr::Substitute {
+                re,
+                replacement,
+                nth: 0,
+            } => re.replace_all(text, replacement.as_str()).into_owned(),
+            SedExpr::Substitute {
+                re,
+                replacement,
+                nth,
+            } => match re.captures_iter(text).nth(nth - 1) {
+                Some(caps) => {
+                    let m = caps.get(0).expect("group 0 always matches");
+                    let mut out = String::with_capacity(text.len());
+                    out.push_str(&text[..m.start()]);
+                    caps.expand(replacement, &mut out);
+                    out.push_str(&text[m.end()..]);
+                    out
+                }
+                None => text.to_string(),
+            },
+            SedExpr::Transliterate(map) => text
+                .chars()
+                .map(|c| map.iter().find(|(f, _)| *f == c).map_or(c, |(_, t)| *t))
+                .collect(),
+        }
+    }
+}
+
+impl Op for SedOp {
+    fn push(&mut self, mut rows: Vec<Row>, out: &mut Vec<Row>) -> Result<Flow, SearchError> {
+        for r in rows.iter_mut() {
+            let new = match r.get(&self.field) {
+                Some(Value::Multi(vals)) => Value::Multi(
+                    vals.iter()
+                        .map(|v| Value::Str(self.rewrite(&v.as_str())))
+                        .collect(),
+                ),
+                Some(v) if !v.is_null() => Value::Str(self.rewrite(&v.as_str())),
+                _ => continue,
+            };
+            r.set(&self.field, new);
         }
         out.append(&mut rows);
         Ok(Flow::Continue)
@@ -125,5 +314,57 @@ mod tests {
         assert_eq!(r.get("initial").unwrap().as_str(), "b");
         assert!(RexOp::new("_raw".into(), r"\d+", 1).is_err());
         assert!(RexOp::new("_raw".into(), r"(?<x>", 1).is_err());
+    }
+
+    fn sed(expr: &str, raw: &str) -> String {
+        let mut op = SedOp::new("_raw".into(), expr).unwrap();
+        let mut out = Vec::new();
+        op.push(vec![event_row(raw)], &mut out).unwrap();
+        out.pop()
+            .unwrap()
+            .get("_raw")
+            .unwrap()
+            .as_str()
+            .into_owned()
+    }
+
+    #[test]
+    fn sed_mode() {
+        // Splunk's masking example.
+        assert_eq!(
+            sed(
+                r"s/(\d{4}-){3}/XXXX-XXXX-XXXX-/g",
+                "cc=1234-5678-9012-3456 x"
+            ),
+            "cc=XXXX-XXXX-XXXX-3456 x"
+        );
+        assert_eq!(sed("s/a/b/", "aaa"), "baa");
+        assert_eq!(sed("s/a/b/g", "aaa"), "bbb");
+        assert_eq!(sed("s/a/b/2", "aaa"), "aba");
+        assert_eq!(
+            sed(r"s/(\w+)@(\w+)/\2 at \1 $1 [&]/", "bob@host"),
+            "host at bob $1 [bob@host]"
+        );
+        assert_eq!(sed(r"s/\//|/g", "a/b/c"), "a|b|c");
+        assert_eq!(sed("y/abc/xyz/", "aabbcc d"), "xxyyzz d");
+        for bad in ["x/a/b/", "s/a/b", "s/a/b/q", "s/a/b/0", "y/ab/c/", "s/(/x/"] {
+            assert!(SedOp::new("_raw".into(), bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn offset_field() {
+        let mut op = RexOp::new("_raw".into(), r"(?<ten>.{10})", 1)
+            .unwrap()
+            .with_offsets(Some("off".into()));
+        let mut out = Vec::new();
+        op.push(vec![event_row("0123456789abc")], &mut out).unwrap();
+        assert_eq!(out[0].get("off").unwrap().as_str(), "ten=0-9");
+        let mut op = RexOp::new("_raw".into(), r"(?<a>é+)(?<b>x)?", 0)
+            .unwrap()
+            .with_offsets(Some("off".into()));
+        let mut out = Vec::new();
+        op.push(vec![event_row("zéé zé")], &mut out).unwrap();
+        assert_eq!(out[0].get("off").unwrap().as_str(), "a=1-2&a=5-5");
     }
 }

@@ -276,14 +276,18 @@ impl Parser<'_> {
         let mut field = "_raw".to_string();
         let mut max_match = 1;
         let mut pattern = None;
+        let mut sed = false;
+        let mut offset_field = None;
         loop {
             if let Some(o) = self.option()? {
                 match o.key.as_str() {
                     "field" => field = o.value,
                     "max_match" => max_match = parse_u64(&o.value, o.value_span, "max_match")?,
-                    "mode" if o.value.eq_ignore_ascii_case("sed") => {
+                    "offset_field" => offset_field = Some(o.value),
+                    "mode" if o.value.eq_ignore_ascii_case("sed") => sed = true,
+                    "mode" => {
                         return Err(ParseError::new(
-                            "rex mode=sed is not supported.",
+                            format!("Invalid mode '{}': rex knows only mode=sed.", o.value),
                             o.value_span,
                         ))
                     }
@@ -322,6 +326,8 @@ impl Parser<'_> {
             field,
             pattern,
             max_match,
+            sed,
+            offset_field,
         })
     }
 }
@@ -913,7 +919,9 @@ mod tests {
             Command::Rex {
                 field: "_raw".into(),
                 pattern: r"(?<user>\w+)@(?<host>[^ ]+)".into(),
-                max_match: 1
+                max_match: 1,
+                sed: false,
+                offset_field: None,
             }
         );
         assert_eq!(
@@ -921,7 +929,19 @@ mod tests {
             Command::Rex {
                 field: "msg".into(),
                 pattern: "a|b".into(),
-                max_match: 0
+                max_match: 0,
+                sed: false,
+                offset_field: None,
+            }
+        );
+        assert_eq!(
+            last(r#"x | rex field=msg mode=sed offset_field=off "s/a/b/g""#),
+            Command::Rex {
+                field: "msg".into(),
+                pattern: "s/a/b/g".into(),
+                max_match: 1,
+                sed: true,
+                offset_field: Some("off".into()),
             }
         );
         assert_eq!(
@@ -937,6 +957,6 @@ mod tests {
         );
         assert_eq!(err("x | rex abc").1, "abc");
         assert_eq!(err("x | rex \"a\" \"b\"").1, "\"b\"");
-        assert_eq!(err("x | rex mode=sed \"s/a/b/\"").1, "sed");
+        assert_eq!(err("x | rex mode=grep \"a\"").1, "grep");
     }
 }
