@@ -350,6 +350,9 @@ pub struct Timechart {
     pub useother: bool,
     /// Whether rows whose split-by field is null form a `NULL` series (default true).
     pub usenull: bool,
+    /// `cont=`: whether every time bucket of the range is shown, empty ones too (default true;
+    /// false shows only buckets that hold events).
+    pub cont: bool,
 }
 
 /// Arguments of `top` and `rare`.

@@ -366,6 +366,9 @@ fn timechart(out: &mut String, t: &Timechart) {
     if !t.usenull {
         out.push_str("usenull=f ");
     }
+    if !t.cont {
+        out.push_str("cont=f ");
+    }
     aggs(out, &t.aggs);
     if let Some(by) = &t.by {
         out.push_str(" by ");

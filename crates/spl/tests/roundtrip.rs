@@ -233,6 +233,7 @@ fn command() -> impl Strategy<Value = Command> {
                 limit,
                 useother,
                 usenull,
+                cont: bins % 2 == 0,
             })
         });
     let top = (

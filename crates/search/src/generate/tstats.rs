@@ -89,6 +89,7 @@ pub fn run(
             limit: 0,
             useother: false,
             usenull: false,
+            cont: true,
         })
     } else {
         Command::Stats(Stats {

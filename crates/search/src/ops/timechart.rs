@@ -299,10 +299,20 @@ impl Op for TimechartOp {
                 cols.push((s.clone(), i, name));
             }
         }
+        // `cont=f`: only the buckets that hold events.
+        let filled: Option<std::collections::HashSet<Micros>> =
+            (!self.tc.cont).then(|| self.cells.keys().map(|(t, _)| *t).collect());
         let mut t = span.start(lo, tz);
         let end = hi;
         while t < end {
             let next = span.next(t, tz);
+            if filled.as_ref().is_some_and(|f| !f.contains(&t)) {
+                if next <= t {
+                    break;
+                }
+                t = next;
+                continue;
+            }
             let bucket_secs = (next - t) as f64 / 1e6;
             let mut fields = Vec::with_capacity(cols.len() + 1);
             fields.push(("_time".to_string(), Value::Num(t as f64 / 1e6)));
@@ -399,6 +409,7 @@ mod tests {
             limit,
             useother: true,
             usenull: true,
+            cont: true,
         }
     }
 
@@ -488,6 +499,20 @@ mod tests {
         );
         assert_eq!(strs(&out, "count"), vec!["2", "0", "1", "0"]);
         assert_eq!(strs(&out, "avg(bytes)"), vec!["5", "", "1", ""]);
+    }
+
+    #[test]
+    fn cont_false_keeps_only_filled_buckets() {
+        let span = Some(TimeSpan {
+            count: 1,
+            unit: TimeUnit::Hour,
+        });
+        let rows = vec![ev(DAY0 + 10, None, 4.0), ev(DAY0 + 2 * H + 5, None, 1.0)];
+        let mut tc = spec(span, vec![count()], None, 10);
+        tc.cont = false;
+        let out = run(tc, Some((DAY0, DAY0 + 4 * H)), rows);
+        assert_eq!(strs(&out, "_time"), vec!["1699920000", "1699927200"]);
+        assert_eq!(strs(&out, "count"), vec!["1", "1"]);
     }
 
     #[test]

@@ -95,6 +95,7 @@ impl Parser<'_> {
             limit: 10,
             useother: true,
             usenull: true,
+            cont: true,
         };
         loop {
             if let Some(o) = self.option()? {
@@ -104,6 +105,7 @@ impl Parser<'_> {
                     "limit" => tc.limit = parse_u32(&o)?,
                     "useother" => tc.useother = parse_bool(&o)?,
                     "usenull" => tc.usenull = parse_bool(&o)?,
+                    "cont" => tc.cont = parse_bool(&o)?,
                     _ => return Err(unknown_option(&o, "timechart")),
                 }
                 continue;
@@ -436,6 +438,7 @@ mod tests {
             limit: 10,
             useother: true,
             usenull: true,
+            cont: true,
         };
         assert_eq!(
             last("x | timechart count"),
