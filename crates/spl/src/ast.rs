@@ -305,6 +305,9 @@ pub struct Stats {
     pub aggs: Vec<Agg>,
     /// Group-by fields (empty: one total row).
     pub by: Vec<String>,
+    /// `dedup_splitvals=t`: a multivalue `by` field counts each distinct value once per row
+    /// (default false: a value repeated in a row counts as often as it occurs).
+    pub dedup_splitvals: bool,
 }
 
 /// Arguments of `streamstats`.

@@ -152,6 +152,9 @@ fn command(out: &mut String, c: &Command) {
             } else {
                 "eventstats "
             });
+            if s.dedup_splitvals {
+                out.push_str("dedup_splitvals=t ");
+            }
             aggs(out, &s.aggs);
             if !s.by.is_empty() {
                 out.push_str(" by ");

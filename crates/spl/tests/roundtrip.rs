@@ -371,10 +371,20 @@ fn command() -> impl Strategy<Value = Command> {
                     offset_field,
                 }
             }),
-        (vec(agg(), 1..4), vec(name(), 0..3))
-            .prop_map(|(aggs, by)| Command::Stats(Stats { aggs, by })),
-        (vec(agg(), 1..4), vec(name(), 0..3))
-            .prop_map(|(aggs, by)| Command::EventStats(Stats { aggs, by })),
+        (vec(agg(), 1..4), vec(name(), 0..3), any::<bool>()).prop_map(
+            |(aggs, by, dedup_splitvals)| Command::Stats(Stats {
+                aggs,
+                by,
+                dedup_splitvals
+            })
+        ),
+        (vec(agg(), 1..4), vec(name(), 0..3), any::<bool>()).prop_map(
+            |(aggs, by, dedup_splitvals)| Command::EventStats(Stats {
+                aggs,
+                by,
+                dedup_splitvals
+            })
+        ),
         (
             vec(agg(), 1..3),
             vec(name(), 0..2),
@@ -383,7 +393,11 @@ fn command() -> impl Strategy<Value = Command> {
         )
             .prop_map(|(aggs, by, window, (current, global, reset_on_change))| {
                 Command::StreamStats(StreamStats {
-                    stats: Stats { aggs, by },
+                    stats: Stats {
+                        aggs,
+                        by,
+                        dedup_splitvals: false,
+                    },
                     window,
                     current,
                     global,
@@ -603,7 +617,11 @@ fn reshape_command() -> impl Strategy<Value = Command> {
         )
             .prop_map(|(aggs, t, window, reset_before, reset_after)| {
                 Command::StreamStats(StreamStats {
-                    stats: Stats { aggs, by: vec![] },
+                    stats: Stats {
+                        aggs,
+                        by: vec![],
+                        dedup_splitvals: false,
+                    },
                     window,
                     current: true,
                     global: true,

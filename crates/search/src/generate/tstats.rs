@@ -76,6 +76,7 @@ pub fn run(
         let second = Command::Stats(Stats {
             aggs: t.aggs.clone(),
             by: t.by.clone(),
+            dedup_splitvals: false,
         });
         let bin = Some(crate::ops::span::Span::from_ast(span));
         return indexed::run(index_root, req, opts, t, second, bin, rest, emit);
@@ -95,6 +96,7 @@ pub fn run(
         Command::Stats(Stats {
             aggs: t.aggs.clone(),
             by: t.by.clone(),
+            dedup_splitvals: false,
         })
     };
     if index_time {

@@ -16,6 +16,8 @@ use std::collections::HashMap;
 pub struct EventStatsOp {
     aggs: Vec<AggSpec>,
     by: Vec<String>,
+    /// `dedup_splitvals=t`.
+    dedup_splitvals: bool,
     limits: Limits,
     /// The rows, each with its group index (`None`: no group).
     rows: Vec<(Row, Option<usize>)>,
@@ -43,6 +45,7 @@ impl EventStatsOp {
         Ok(EventStatsOp {
             aggs,
             by: s.by,
+            dedup_splitvals: s.dedup_splitvals,
             limits,
             rows: Vec::new(),
             index: HashMap::new(),
@@ -61,6 +64,9 @@ impl EventStatsOp {
         }
         let mut keys = std::mem::take(&mut self.keys);
         group_keys(&mut r, &self.by, &mut keys);
+        if self.dedup_splitvals {
+            super::stats::dedup_keys(&mut keys);
+        }
         let mut first = None;
         let mut result = Ok(());
         for k in keys.drain(..) {
@@ -149,6 +155,7 @@ mod tests {
                 eval: None,
             }],
             by: vec!["h".into()],
+            dedup_splitvals: false,
         };
         let mut op = EventStatsOp::new(s, Limits::default()).unwrap();
         let mut out = Vec::new();
@@ -182,6 +189,7 @@ mod tests {
                 eval: None,
             }],
             by: vec![],
+            dedup_splitvals: false,
         };
         let limits = Limits {
             max_sort_rows: 1,

@@ -163,6 +163,7 @@ mod tests {
                     eval: None,
                 }],
                 by: vec!["host".into()],
+                dedup_splitvals: false,
             }),
             Command::Table(vec!["other".into()]),
         ];

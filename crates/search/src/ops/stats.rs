@@ -17,6 +17,8 @@ use std::collections::HashMap;
 pub struct StatsOp {
     aggs: Vec<AggSpec>,
     by: Vec<String>,
+    /// `dedup_splitvals=t`: a row counts once per distinct key.
+    dedup_splitvals: bool,
     limits: Limits,
     /// Group key → index into `groups`.
     index: HashMap<Vec<String>, usize>,
@@ -42,6 +44,7 @@ impl StatsOp {
         Ok(StatsOp {
             aggs,
             by: s.by,
+            dedup_splitvals: s.dedup_splitvals,
             limits,
             index: HashMap::new(),
             groups: Vec::new(),
@@ -56,6 +59,7 @@ impl StatsOp {
         StatsOp {
             aggs: self.aggs.clone(),
             by: self.by.clone(),
+            dedup_splitvals: self.dedup_splitvals,
             limits: self.limits,
             index: HashMap::new(),
             groups: Vec::new(),
@@ -121,6 +125,19 @@ pub(super) fn group_keys(row: &mut Row, by: &[String], out: &mut Vec<Vec<String>
     }
 }
 
+/// Drops repeated keys of one row, keeping the first of each (`dedup_splitvals=t`: a value that
+/// occurs twice in a multivalue `by` field counts once).
+pub(super) fn dedup_keys(keys: &mut Vec<Vec<String>>) {
+    let mut i = 0;
+    while i < keys.len() {
+        if keys[..i].contains(&keys[i]) {
+            keys.remove(i);
+        } else {
+            i += 1;
+        }
+    }
+}
+
 /// Compares group keys element by element in automatic order.
 pub(super) fn cmp_keys(a: &[String], b: &[String]) -> Ordering {
     a.iter()
@@ -145,6 +162,9 @@ impl StatsOp {
     /// Adds `row`, standing for `w` identical rows, to its groups (`keys`: scratch).
     fn add(&mut self, r: &mut Row, w: u64, keys: &mut Vec<Vec<String>>) -> Result<(), SearchError> {
         group_keys(r, &self.by, keys);
+        if self.dedup_splitvals {
+            dedup_keys(keys);
+        }
         for k in keys.drain(..) {
             let gi = match self.index.get(&k) {
                 Some(&i) => i,
@@ -222,6 +242,7 @@ mod tests {
             Stats {
                 aggs,
                 by: by.iter().map(|s| s.to_string()).collect(),
+                dedup_splitvals: false,
             },
             Limits::default(),
         )
@@ -301,6 +322,7 @@ mod tests {
             Stats {
                 aggs: vec![agg("count", None, None)],
                 by: vec!["host".into()],
+                dedup_splitvals: false,
             },
             Limits {
                 max_groups: 1,

@@ -85,6 +85,7 @@ fn head_stops_the_pipeline_and_later_ops_still_finish() {
                 eval: None,
             }],
             by: vec![],
+            dedup_splitvals: false,
         }),
     ];
     let mut ex = Executor::new(&cmds, ctx()).unwrap();

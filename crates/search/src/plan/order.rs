@@ -111,6 +111,7 @@ mod tests {
         Command::Stats(Stats {
             aggs: vec![],
             by: vec![],
+            dedup_splitvals: false,
         })
     }
 
@@ -142,6 +143,7 @@ mod tests {
         let es = Command::EventStats(Stats {
             aggs: vec![],
             by: vec![],
+            dedup_splitvals: false,
         });
         assert_eq!(role(&es), Role::Centralized);
         assert_eq!(split_point(&[es, stats()]), None);

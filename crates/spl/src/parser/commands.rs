@@ -351,6 +351,7 @@ impl Parser<'_> {
             stats: Stats {
                 aggs: Vec::new(),
                 by: Vec::new(),
+                dedup_splitvals: false,
             },
             window: 0,
             current: true,

@@ -62,11 +62,21 @@ fn is_percentile(name: &str) -> bool {
 }
 
 impl Parser<'_> {
-    /// `stats <agg>… [by f1, f2]`.
+    /// `stats [dedup_splitvals=t] <agg>… [by f1, f2]`.
     pub(super) fn stats_cmd(&mut self, at: Span) -> Result<Command> {
         let mut aggs = Vec::new();
         let mut by = Vec::new();
+        let mut dedup_splitvals = false;
         loop {
+            if aggs.is_empty() {
+                if let Some(o) = self.option()? {
+                    match o.key.as_str() {
+                        "dedup_splitvals" => dedup_splitvals = parse_bool(&o)?,
+                        _ => return Err(unknown_option(&o, "stats")),
+                    }
+                    continue;
+                }
+            }
             let t = self.peek(M)?;
             match t.kind {
                 Tok::Pipe | Tok::Eof => break,
@@ -82,7 +92,11 @@ impl Parser<'_> {
             }
         }
         need_aggs(&aggs, at, "stats")?;
-        Ok(Command::Stats(Stats { aggs, by }))
+        Ok(Command::Stats(Stats {
+            aggs,
+            by,
+            dedup_splitvals,
+        }))
     }
 
     /// `timechart [options] <agg>… [by f] [options]`.
@@ -339,6 +353,7 @@ mod tests {
                     agg("avg", Some("d"), Some("m m")),
                 ],
                 by: vec!["host".into(), "source".into()],
+                dedup_splitvals: false,
             })
         );
         assert_eq!(
@@ -348,6 +363,7 @@ mod tests {
                     .map(|f| agg(f, Some("a"), None))
                     .to_vec(),
                 by: vec!["h".into(), "s".into()],
+                dedup_splitvals: false,
             })
         );
     }
@@ -385,6 +401,7 @@ mod tests {
             Command::Stats(Stats {
                 aggs: names.map(|f| agg(f, Some("a"), None)).to_vec(),
                 by: vec!["h".into()],
+                dedup_splitvals: false,
             })
         );
         assert_eq!(
@@ -392,6 +409,7 @@ mod tests {
             Command::Stats(Stats {
                 aggs: vec![agg("p95", Some("a"), Some("p"))],
                 by: vec![],
+                dedup_splitvals: false,
             })
         );
         let p = crate::parse("x | stats p99.9(a) median(b)").unwrap();
