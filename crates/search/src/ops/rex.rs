@@ -6,7 +6,7 @@
 //! missing or does not match are passed unchanged.
 //!
 //! `rex [field=f] mode=sed "s/regex/replacement/flags"` rewrites the field ([`SedOp`]): flags `g`
-//! (every match) or a number N (only the Nth match; default the first), `\1`…`\9` and `&` in the
+//! (every match) or a number N (only the Nth match; default the first), `\1`…`\9` in the
 //! replacement; `"y/abc/xyz/"` maps each character of the first list to the one at the same place
 //! in the second.
 
@@ -15,6 +15,7 @@ use crate::error::SearchError;
 use crate::eval::compile_regex;
 use crate::row::Row;
 use crate::value::Value;
+use lode_ingest::SedCmd;
 use regex::Regex;
 
 /// Extracts fields with a regular expression.
@@ -104,146 +105,33 @@ impl Op for RexOp {
     }
 }
 
-/// `rex mode=sed`: rewrites a field with a sed expression.
+/// `rex mode=sed`: rewrites a field with a sed expression (the parser and editor of props.conf's
+/// `SEDCMD`, [`SedCmd`]).
 pub struct SedOp {
     field: String,
-    expr: SedExpr,
-}
-
-enum SedExpr {
-    /// `s/regex/replacement/flags`: `nth` 0 = every match.
-    Substitute {
-        re: Regex,
-        replacement: String,
-        nth: usize,
-    },
-    /// `y/from/to/`.
-    Transliterate(Vec<(char, char)>),
-}
-
-/// The `/`-separated parts after the command letter: `\/` stands for a `/` inside a part.
-fn sed_parts(body: &str) -> Vec<String> {
-    let mut parts = vec![String::new()];
-    let mut chars = body.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' if chars.peek() == Some(&'/') => {
-                chars.next();
-                parts.last_mut().expect("never empty").push('/');
-            }
-            '\\' => {
-                let last = parts.last_mut().expect("never empty");
-                last.push('\\');
-                if let Some(n) = chars.next() {
-                    last.push(n);
-                }
-            }
-            '/' => parts.push(String::new()),
-            c => parts.last_mut().expect("never empty").push(c),
-        }
-    }
-    parts
-}
-
-/// A sed replacement in the regex crate's syntax: `\N` and `&` are groups, `$` is literal.
-fn sed_replacement(r: &str) -> String {
-    let mut out = String::with_capacity(r.len() + 8);
-    let mut chars = r.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '$' => out.push_str("$$"),
-            '&' => out.push_str("${0}"),
-            '\\' => match chars.next() {
-                Some(d) if d.is_ascii_digit() => {
-                    out.push_str("${");
-                    out.push(d);
-                    out.push('}');
-                }
-                Some('n') => out.push('\n'),
-                Some('t') => out.push('\t'),
-                Some('$') => out.push_str("$$"),
-                Some(o) => out.push(o),
-                None => out.push('\\'),
-            },
-            c => out.push(c),
-        }
-    }
-    out
+    cmd: SedCmd,
+    scratch: String,
 }
 
 impl SedOp {
     /// Parses `expr` (`s/…/…/flags` or `y/…/…/`).
     pub fn new(field: String, expr: &str) -> Result<SedOp, SearchError> {
-        let bad = |why: &str| {
+        let cmd = SedCmd::parse(expr).map_err(|why| {
             SearchError::User(format!(
                 "rex mode=sed: {why} in {expr:?} (expected s/regex/replacement/flags or y/from/to/)"
             ))
-        };
-        let (kind, body) = match expr.strip_prefix("s/") {
-            Some(b) => ('s', b),
-            None => match expr.strip_prefix("y/") {
-                Some(b) => ('y', b),
-                None => return Err(bad("unknown sed command")),
-            },
-        };
-        let parts = sed_parts(body);
-        if parts.len() != 3 {
-            return Err(bad("expected three '/'-separated parts"));
-        }
-        let expr = if kind == 's' {
-            let flags = parts[2].as_str();
-            let nth = match flags {
-                "g" => 0,
-                "" => 1,
-                n => n
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|&n| n > 0)
-                    .ok_or_else(|| bad("flags must be g or a number from 1"))?,
-            };
-            SedExpr::Substitute {
-                re: compile_regex(&parts[0])?,
-                replacement: sed_replacement(&parts[1]),
-                nth,
-            }
-        } else {
-            let from: Vec<char> = parts[0].chars().collect();
-            let to: Vec<char> = parts[1].chars().collect();
-            if from.len() != to.len() || !parts[2].is_empty() {
-                return Err(bad("y needs two lists of the same length and no flags"));
-            }
-            SedExpr::Transliterate(from.into_iter().zip(to).collect())
-        };
-        Ok(SedOp { field, expr })
+        })?;
+        Ok(SedOp {
+            field,
+            cmd,
+            scratch: String::new(),
+        })
     }
 
-    fn rewrite(&self, text: &str) -> String {
-        match &self.expr {
-            SedExpr::Substitute {
-                re,
-                replacement,
-                nth: 0,
-            } => re.replace_all(text, replacement.as_str()).into_owned(),
-            SedExpr::Substitute {
-                re,
-                replacement,
-                nth,
-            } => match re.captures_iter(text).nth(nth - 1) {
-                Some(caps) => {
-                    let m = caps.get(0).expect("group 0 always matches");
-                    let mut out = String::with_capacity(text.len());
-                    out.push_str(&text[..m.start()]);
-                    caps.expand(replacement, &mut out);
-                    out.push_str(&text[m.end()..]);
-                    out
-                }
-                None => text.to_string(),
-            },
-            SedExpr::Transliterate(map) => text
-                .chars()
-                .map(|c| map.iter().find(|(f, _)| *f == c).map_or(c, |(_, t)| *t))
-                .collect(),
-        }
+    fn rewrite(&mut self, text: &str) -> String {
+        let mut out = text.to_string();
+        self.cmd.apply(&mut out, &mut self.scratch);
+        out
     }
 }
 
@@ -251,12 +139,14 @@ impl Op for SedOp {
     fn push(&mut self, mut rows: Vec<Row>, out: &mut Vec<Row>) -> Result<Flow, SearchError> {
         for r in rows.iter_mut() {
             let new = match r.get(&self.field) {
-                Some(Value::Multi(vals)) => Value::Multi(
-                    vals.iter()
-                        .map(|v| Value::Str(self.rewrite(&v.as_str())))
-                        .collect(),
-                ),
-                Some(v) if !v.is_null() => Value::Str(self.rewrite(&v.as_str())),
+                Some(Value::Multi(vals)) => {
+                    let texts: Vec<String> = vals.iter().map(|v| v.as_str().into_owned()).collect();
+                    Value::Multi(texts.iter().map(|t| Value::Str(self.rewrite(t))).collect())
+                }
+                Some(v) if !v.is_null() => {
+                    let text = v.as_str().into_owned();
+                    Value::Str(self.rewrite(&text))
+                }
                 _ => continue,
             };
             r.set(&self.field, new);
@@ -342,8 +232,8 @@ mod tests {
         assert_eq!(sed("s/a/b/g", "aaa"), "bbb");
         assert_eq!(sed("s/a/b/2", "aaa"), "aba");
         assert_eq!(
-            sed(r"s/(\w+)@(\w+)/\2 at \1 $1 [&]/", "bob@host"),
-            "host at bob $1 [bob@host]"
+            sed(r"s/(\w+)@(\w+)/\2 at \1 $1/", "bob@host"),
+            "host at bob $1"
         );
         assert_eq!(sed(r"s/\//|/g", "a/b/c"), "a|b|c");
         assert_eq!(sed("y/abc/xyz/", "aabbcc d"), "xxyyzz d");
