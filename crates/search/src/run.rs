@@ -200,16 +200,24 @@ pub fn run_with(
     Ok(stats)
 }
 
-/// Runs a parsed pipeline that starts with a search clause (or whose generating command was
-/// rewritten into one, as `tstats` is).
-pub(crate) fn run_pipeline(
+/// The operators' context of a search of `req` over `range`.
+pub(crate) fn exec_context(req: &SearchRequest, range: &plan::time::TimeRange) -> ExecContext {
+    ExecContext {
+        now: req.now,
+        earliest: range.earliest,
+        latest: range.latest,
+        tz: req.tz,
+    }
+}
+
+/// Plans `pipeline` (starting with a search clause) for `req` over the indexes the caller may
+/// search, with the operators' context of its time range.
+pub(crate) fn plan_request(
     index_root: &Path,
     req: &SearchRequest,
     opts: &RunOptions,
     pipeline: lode_spl::ast::Pipeline,
-    emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
-) -> Result<SearchStats, SearchError> {
-    let t_plan = std::time::Instant::now();
+) -> Result<(plan::Plan, ExecContext), SearchError> {
     let available = plan::index::searchable(index_root, opts.access.as_ref())?;
     let popts = PlanOptions {
         earliest: req.earliest.as_deref(),
@@ -220,12 +228,21 @@ pub(crate) fn run_pipeline(
         access: opts.access.as_ref(),
     };
     let plan = plan::plan(pipeline, &popts, &available)?;
-    let ctx = ExecContext {
-        now: req.now,
-        earliest: plan.range.earliest,
-        latest: plan.range.latest,
-        tz: req.tz,
-    };
+    let ctx = exec_context(req, &plan.range);
+    Ok((plan, ctx))
+}
+
+/// Runs a parsed pipeline that starts with a search clause (or whose generating command was
+/// rewritten into one, as `tstats` is).
+pub(crate) fn run_pipeline(
+    index_root: &Path,
+    req: &SearchRequest,
+    opts: &RunOptions,
+    pipeline: lode_spl::ast::Pipeline,
+    emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
+) -> Result<SearchStats, SearchError> {
+    let t_plan = std::time::Instant::now();
+    let (plan, ctx) = plan_request(index_root, req, opts, pipeline)?;
     let runner = crate::compose::runner::SubsearchRunner::new(index_root, req, opts);
     let exec = Executor::with_runner(&plan.rest, ctx, opts.limits, Some(&runner))?;
     let mut stats = SearchStats {

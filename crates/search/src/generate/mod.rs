@@ -100,19 +100,7 @@ pub fn run(
             "internal: not a generating command".into(),
         ));
     };
-    let range = time::resolve_range(
-        req.earliest.as_deref(),
-        req.latest.as_deref(),
-        None,
-        req.now,
-        req.tz,
-    )?;
-    let ctx = ExecContext {
-        now: req.now,
-        earliest: range.earliest,
-        latest: range.latest,
-        tz: req.tz,
-    };
+    let (range, ctx) = request_range(req)?;
     if let DataCommand::Tstats(t) = &first {
         return tstats::run(index_root, req, opts, t, pipeline.commands, ctx, emit);
     }
@@ -164,6 +152,20 @@ pub fn run(
     Ok(stats)
 }
 
+/// The time range of `req` (a generating command has no search clause) and the operators'
+/// context over it.
+fn request_range(req: &SearchRequest) -> Result<(time::TimeRange, ExecContext), SearchError> {
+    let range = time::resolve_range(
+        req.earliest.as_deref(),
+        req.latest.as_deref(),
+        None,
+        req.now,
+        req.tz,
+    )?;
+    let ctx = crate::run::exec_context(req, &range);
+    Ok((range, ctx))
+}
+
 /// `| union <dataset>…`: the datasets' rows, in order, feed the rest of the pipeline.
 fn union_first(
     index_root: &Path,
@@ -172,19 +174,7 @@ fn union_first(
     pipeline: Pipeline,
     emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
 ) -> Result<SearchStats, SearchError> {
-    let range = time::resolve_range(
-        req.earliest.as_deref(),
-        req.latest.as_deref(),
-        None,
-        req.now,
-        req.tz,
-    )?;
-    let ctx = ExecContext {
-        now: req.now,
-        earliest: range.earliest,
-        latest: range.latest,
-        tz: req.tz,
-    };
+    let (_, ctx) = request_range(req)?;
     let runner = SubsearchRunner::new(index_root, req, opts);
     let exec = Executor::with_runner(&pipeline.commands, ctx, opts.limits, Some(&runner))?;
     let mut stats = SearchStats {

@@ -21,8 +21,8 @@ use lode_store::TermQuery;
 use super::{feed, unpivot};
 use crate::matcher;
 use crate::ops::span::Span;
-use crate::ops::{ExecContext, Executor, Flow};
-use crate::plan::{self, PlanOptions};
+use crate::ops::{Executor, Flow};
+use crate::plan;
 use crate::row::Row;
 use crate::run::{RunOptions, SearchRequest, SearchStats};
 use crate::scan::{cursor::column_row, source};
@@ -50,22 +50,7 @@ pub fn run(
     let inner = Pipeline {
         commands: vec![Command::Search(t.filter.clone()), second],
     };
-    let available = plan::index::searchable(index_root, opts.access.as_ref())?;
-    let popts = PlanOptions {
-        earliest: req.earliest.as_deref(),
-        latest: req.latest.as_deref(),
-        now: req.now,
-        tz: req.tz,
-        force_scan: req.force_scan,
-        access: opts.access.as_ref(),
-    };
-    let planned = plan::plan(inner, &popts, &available)?;
-    let ctx = ExecContext {
-        now: req.now,
-        earliest: planned.range.earliest,
-        latest: planned.range.latest,
-        tz: req.tz,
-    };
+    let (planned, ctx) = crate::run::plan_request(index_root, req, opts, inner)?;
     let mut agg = Executor::with_limits(&planned.rest, ctx, opts.limits)?;
     let mut stats = SearchStats {
         transforming: true,
