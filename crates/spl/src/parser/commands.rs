@@ -9,6 +9,34 @@ use crate::lexer::{Mode, Op, Tok};
 const M: Mode = Mode::Args;
 
 impl Parser<'_> {
+    /// `from <KEYWORD> to` (`rename a AS b`, `replace x WITH y`): two names joined by `keyword`,
+    /// which `cmd`'s error names when it is missing.
+    pub(super) fn name_pair(
+        &mut self,
+        from_what: &str,
+        keyword: &str,
+        cmd: &str,
+        to_what: &str,
+    ) -> Result<(String, String)> {
+        let (from, from_span) = self.name(from_what)?;
+        let k = self.bump(M)?;
+        if !self.is_word(&k, keyword) {
+            return Err(ParseError::new(
+                format!(
+                    "Expected '{}' after '{from}' in {cmd}.",
+                    keyword.to_ascii_uppercase()
+                ),
+                if k.kind == Tok::Eof {
+                    from_span
+                } else {
+                    k.span
+                },
+            ));
+        }
+        let (to, _) = self.name(to_what)?;
+        Ok((from, to))
+    }
+
     /// `where <expr>`.
     pub(super) fn where_cmd(&mut self, at: Span) -> Result<Command> {
         if self.at_end(Mode::Expr)? {
@@ -80,22 +108,12 @@ impl Parser<'_> {
             match t.kind {
                 Tok::Pipe | Tok::Eof => break,
                 Tok::Comma if !pairs.is_empty() => self.pos = t.span.end,
-                _ => {
-                    let (from, from_span) = self.name("a field name")?;
-                    let as_ = self.bump(M)?;
-                    if !self.is_word(&as_, "as") {
-                        return Err(ParseError::new(
-                            format!("Expected 'AS' after '{from}' in rename."),
-                            if as_.kind == Tok::Eof {
-                                from_span
-                            } else {
-                                as_.span
-                            },
-                        ));
-                    }
-                    let (to, _) = self.name("a new field name after 'AS'")?;
-                    pairs.push((from, to));
-                }
+                _ => pairs.push(self.name_pair(
+                    "a field name",
+                    "as",
+                    "rename",
+                    "a new field name after 'AS'",
+                )?),
             }
         }
         if pairs.is_empty() {

@@ -446,22 +446,12 @@ impl Parser<'_> {
                     self.expect_end(M)?;
                     break;
                 }
-                _ => {
-                    let (from, from_span) = self.name("a value to replace")?;
-                    let w = self.bump(M)?;
-                    if !self.is_word(&w, "with") {
-                        return Err(ParseError::new(
-                            format!("Expected 'WITH' after '{from}' in replace."),
-                            if w.kind == Tok::Eof {
-                                from_span
-                            } else {
-                                w.span
-                            },
-                        ));
-                    }
-                    let (to, _) = self.name("a replacement after 'WITH'")?;
-                    pairs.push((from, to));
-                }
+                _ => pairs.push(self.name_pair(
+                    "a value to replace",
+                    "with",
+                    "replace",
+                    "a replacement after 'WITH'",
+                )?),
             }
         }
         if pairs.is_empty() {
