@@ -142,15 +142,12 @@ impl Subject for EventSubject<'_> {
             _ => {
                 if let Some((_, x)) = v.fields.iter().find(|(k, _)| k == name) {
                     x
-                } else if extract::is_json(v.raw, v.sourcetype) {
-                    match json::find(v.raw, name) {
-                        // extract() falls back to key=value pairs.
-                        Found::NotJson => match kv::find(v.raw, name) {
-                            Some(x) => x,
-                            None => return Ok(Field::Missing),
-                        },
-                        Found::Undecided => return Err(Undecided),
-                        Found::Values(mut vals) => match vals.len() {
+                } else {
+                    let json =
+                        extract::is_json(v.raw, v.sourcetype).then(|| json::find(v.raw, name));
+                    match json {
+                        Some(Found::Undecided) => return Err(Undecided),
+                        Some(Found::Values(mut vals)) => match vals.len() {
                             0 => return Ok(Field::Missing),
                             1 => match vals.pop().unwrap_or_default() {
                                 Cow::Borrowed(x) => x,
@@ -165,11 +162,12 @@ impl Subject for EventSubject<'_> {
                                 return Ok(Field::Value(&self.json));
                             }
                         },
-                    }
-                } else {
-                    match kv::find(v.raw, name) {
-                        Some(x) => x,
-                        None => return Ok(Field::Missing),
+                        // Not JSON, or JSON that does not parse: extract() falls back to
+                        // key=value pairs.
+                        None | Some(Found::NotJson) => match kv::find(v.raw, name) {
+                            Some(x) => x,
+                            None => return Ok(Field::Missing),
+                        },
                     }
                 }
             }

@@ -123,10 +123,9 @@ pub fn plan(
         .then(|| columns::fields_read(&commands));
     // Counting per id combination: of the candidates when the index decides the clause, of the
     // candidates verified in place when the commands read only column fields (slim rows).
-    let counted = ((exact && columns_only) || slim_rows.is_some())
-        .then_some(())
-        .filter(|()| columns::counts_suffice(&commands))
-        .map(|()| columns::counted_columns(&commands));
+    let counts =
+        ((exact && columns_only) || slim_rows.is_some()) && columns::counts_suffice(&commands);
+    let counted = counts.then(|| columns::counted_columns(&commands));
     let mut required = Vec::new();
     lower::required_terms(&query, &mut required);
     Ok(Plan {

@@ -140,17 +140,14 @@ fn read_bucket(
         let bucket = opened.bucket.as_ref();
         // A clause the term query does not decide is checked on each candidate first (in place,
         // no row), then the matches are counted like exact candidates.
-        let verified = match ctx.verify_clause() {
-            None => Ok((opened.ids.len() as u64, opened.ids)),
-            Some(clause) => super::cursor::verify_ids(bucket, b, clause, &opened.ids)
-                .map(|ids| (opened.ids.len() as u64, ids)),
-        };
-        let counted_ok = verified.and_then(|(scanned, ids)| {
-            super::counted::count(bucket, b, &ids, cols, &mut counted)
-                .map(|(n, path)| (scanned, n, path))
-        });
+        let scanned = opened.ids.len() as u64;
+        let counted_ok = match ctx.verify_clause() {
+            None => Ok(opened.ids),
+            Some(clause) => super::cursor::verify_ids(bucket, b, clause, &opened.ids),
+        }
+        .and_then(|ids| super::counted::count(bucket, b, &ids, cols, &mut counted));
         match counted_ok {
-            Ok((scanned, n, path)) => {
+            Ok((n, path)) => {
                 ctx.note(stats, || format!("{}: {}", b.label, path.describe()));
                 stats.events_scanned += scanned;
                 stats.events_matched += n;
