@@ -79,7 +79,31 @@ impl Parser<'_> {
         Ok((field, alias))
     }
 
-    /// Errors with `unexpected` unless nothing but options remain; returns the next token kind.
+    /// `cmd [options] <field> [options]`: exactly one field, read by `field`, among `key=value`
+    /// options, each handed to `opt`.
+    fn one_field<T>(
+        &mut self,
+        at: Span,
+        cmd: &str,
+        mut opt: impl FnMut(Opt) -> Result<()>,
+        mut field: impl FnMut(&mut Self) -> Result<T>,
+    ) -> Result<T> {
+        let mut got = None;
+        loop {
+            if let Some(o) = self.option()? {
+                opt(o)?;
+                continue;
+            }
+            if !self.single_field(at, cmd, &got)? {
+                break;
+            }
+            got = Some(field(self)?);
+        }
+        got.ok_or_else(|| ParseError::new(format!("'{cmd}' needs a field name."), at))
+    }
+
+    /// Whether a field comes next: false at the end of the command (an error when no field was
+    /// read), true otherwise (an `unexpected` error when one was already read).
     fn single_field<T>(&mut self, at: Span, cmd: &str, field: &Option<T>) -> Result<bool> {
         let t = self.peek(M)?;
         if matches!(t.kind, Tok::Pipe | Tok::Eof) {
@@ -106,9 +130,10 @@ impl Parser<'_> {
             end: None,
             aligntime: None,
         };
-        let mut field = None;
-        loop {
-            if let Some(o) = self.option()? {
+        let field = self.one_field(
+            at,
+            cmd,
+            |o| {
                 match o.key.as_str() {
                     "span" => b.span = Some(parse_bin_span(&o.value, o.value_span)?),
                     "minspan" => b.minspan = Some(parse_bin_span(&o.value, o.value_span)?),
@@ -124,14 +149,11 @@ impl Parser<'_> {
                     "aligntime" => b.aligntime = Some(o.value),
                     _ => return Err(unknown_option(&o, cmd)),
                 }
-                continue;
-            }
-            if !self.single_field(at, cmd, &field)? {
-                break;
-            }
-            field = Some(self.field_as()?);
-        }
-        let (f, alias) = field.unwrap_or_default();
+                Ok(())
+            },
+            |p| p.field_as(),
+        )?;
+        let (f, alias) = field;
         b.field = f;
         b.alias = alias;
         Ok(Command::Bin(b))
@@ -226,9 +248,10 @@ impl Parser<'_> {
     pub(super) fn makemv_cmd(&mut self, at: Span) -> Result<Command> {
         let (mut delim, mut tokenizer, mut allowempty, mut setsv) =
             (" ".to_string(), None, false, false);
-        let mut field = None;
-        loop {
-            if let Some(o) = self.option()? {
+        let field = self.one_field(
+            at,
+            "makemv",
+            |o| {
                 match o.key.as_str() {
                     "delim" => delim = o.value,
                     "tokenizer" => tokenizer = Some(o.value),
@@ -236,18 +259,15 @@ impl Parser<'_> {
                     "setsv" => setsv = parse_bool(&o)?,
                     _ => return Err(unknown_option(&o, "makemv")),
                 }
-                continue;
-            }
-            if !self.single_field(at, "makemv", &field)? {
-                break;
-            }
-            field = Some(self.name("a field name")?.0);
-        }
+                Ok(())
+            },
+            |p| p.name("a field name").map(|(f, _)| f),
+        )?;
         if delim.is_empty() {
             return Err(ParseError::new("makemv delim must not be empty.", at));
         }
         Ok(Command::MakeMv {
-            field: field.unwrap_or_default(),
+            field,
             delim,
             tokenizer,
             allowempty,
@@ -258,59 +278,48 @@ impl Parser<'_> {
     /// `mvexpand f [limit=N]`.
     pub(super) fn mvexpand_cmd(&mut self, at: Span) -> Result<Command> {
         let mut limit = None;
-        let mut field = None;
-        loop {
-            if let Some(o) = self.option()? {
+        let field = self.one_field(
+            at,
+            "mvexpand",
+            |o| {
                 match o.key.as_str() {
                     "limit" => limit = Some(parse_u64(&o.value, o.value_span, "limit")?),
                     _ => return Err(unknown_option(&o, "mvexpand")),
                 }
-                continue;
-            }
-            if !self.single_field(at, "mvexpand", &field)? {
-                break;
-            }
-            field = Some(self.name("a field name")?.0);
-        }
-        Ok(Command::MvExpand {
-            field: field.unwrap_or_default(),
-            limit,
-        })
+                Ok(())
+            },
+            |p| p.name("a field name").map(|(f, _)| f),
+        )?;
+        Ok(Command::MvExpand { field, limit })
     }
 
     /// `mvcombine [delim=s] f`.
     pub(super) fn mvcombine_cmd(&mut self, at: Span) -> Result<Command> {
         let mut delim = " ".to_string();
-        let mut field = None;
-        loop {
-            if let Some(o) = self.option()? {
+        let field = self.one_field(
+            at,
+            "mvcombine",
+            |o| {
                 match o.key.as_str() {
                     "delim" => delim = o.value,
                     _ => return Err(unknown_option(&o, "mvcombine")),
                 }
-                continue;
-            }
-            if !self.single_field(at, "mvcombine", &field)? {
-                break;
-            }
-            field = Some(self.name("a field name")?.0);
-        }
-        Ok(Command::MvCombine {
-            field: field.unwrap_or_default(),
-            delim,
-        })
+                Ok(())
+            },
+            |p| p.name("a field name").map(|(f, _)| f),
+        )?;
+        Ok(Command::MvCombine { field, delim })
     }
 
     /// `nomv f`.
     pub(super) fn nomv_cmd(&mut self, at: Span) -> Result<Command> {
-        let mut field = None;
-        while self.single_field(at, "nomv", &field)? {
-            if let Some(o) = self.option()? {
-                return Err(unknown_option(&o, "nomv"));
-            }
-            field = Some(self.name("a field name")?.0);
-        }
-        Ok(Command::NoMv(field.unwrap_or_default()))
+        let field = self.one_field(
+            at,
+            "nomv",
+            |o| Err(unknown_option(&o, "nomv")),
+            |p| p.name("a field name").map(|(f, _)| f),
+        )?;
+        Ok(Command::NoMv(field))
     }
 
     /// `filldown [f…]`.
@@ -326,9 +335,10 @@ impl Parser<'_> {
     /// `autoregress f [AS g] [p=N|p=a-b]`.
     pub(super) fn autoregress_cmd(&mut self, at: Span) -> Result<Command> {
         let (mut from, mut to) = (1, 1);
-        let mut field = None;
-        loop {
-            if let Some(o) = self.option()? {
+        let field = self.one_field(
+            at,
+            "autoregress",
+            |o| {
                 match o.key.as_str() {
                     "p" => {
                         (from, to) = match o.value.split_once('-') {
@@ -350,14 +360,11 @@ impl Parser<'_> {
                     }
                     _ => return Err(unknown_option(&o, "autoregress")),
                 }
-                continue;
-            }
-            if !self.single_field(at, "autoregress", &field)? {
-                break;
-            }
-            field = Some(self.field_as()?);
-        }
-        let (field, alias) = field.unwrap_or_default();
+                Ok(())
+            },
+            |p| p.field_as(),
+        )?;
+        let (field, alias) = field;
         if alias.is_some() && from != to {
             return Err(ParseError::new(
                 "autoregress AS needs a single p, not a range.",
