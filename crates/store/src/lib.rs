@@ -14,6 +14,7 @@ pub mod codec;
 pub mod columns;
 pub mod config;
 pub mod consts;
+pub mod dctx;
 pub mod error;
 pub mod footer;
 pub mod fsck;

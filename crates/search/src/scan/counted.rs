@@ -15,7 +15,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use lode_store::{BucketRead, StoreError, TermQuery};
+use lode_store::{BucketRead, StoreError};
 use lode_time::Zone;
 use roaring::RoaringBitmap;
 
@@ -332,10 +332,22 @@ fn by_postings(
     }
     let cands = RoaringBitmap::from_sorted_iter(ids.iter().copied())
         .map_err(|_| StoreError::Limit("candidates out of order".into()))?;
+    // Looked up in term order, so neighbouring terms share lexicon and postings blocks.
+    let mut order: Vec<usize> = (0..terms.len()).collect();
+    order.sort_unstable_by(|&a, &b| terms[a].cmp(&terms[b]));
+    let sorted: Vec<Vec<u8>> = order
+        .iter()
+        .map(|&i| std::mem::take(&mut terms[i]))
+        .collect();
+    let mut postings: Vec<(usize, RoaringBitmap)> = order
+        .into_iter()
+        .zip(bucket.term_postings(&sorted)?)
+        .collect();
+    postings.sort_unstable_by_key(|p| p.0);
     let (mut sum, mut union) = (0u64, RoaringBitmap::new());
     let mut out = Vec::new();
-    for (id, t) in terms.into_iter().enumerate() {
-        let both = bucket.eval(&TermQuery::Term(t))? & &cands;
+    for (id, p) in postings {
+        let both = p & &cands;
         let (Some(first), count) = (both.min(), both.len()) else {
             continue;
         };

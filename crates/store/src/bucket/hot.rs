@@ -49,9 +49,8 @@ pub(crate) struct HotSlice {
 impl HotSlice {
     /// The uncompressed bytes, into `out`.
     pub fn decompress_into(&self, out: &mut Vec<u8>) -> std::io::Result<()> {
-        out.clear();
-        out.reserve(self.ulen as usize);
-        let n = zstd::bulk::Decompressor::new()?.decompress_to_buffer(&self.data, out)?;
+        let n = crate::dctx::decompress(&self.data, None, self.ulen as usize, out)
+            .map_err(std::io::Error::other)?;
         debug_assert_eq!(n, self.ulen as usize);
         Ok(())
     }

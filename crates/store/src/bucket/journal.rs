@@ -212,7 +212,7 @@ pub fn read_slice(
     file: &File,
     e: &SliceEntry,
     comp: &mut Vec<u8>,
-    dec: &mut zstd::bulk::Decompressor<'static>,
+    dict: Option<&crate::dctx::Dict>,
     out: &mut Vec<u8>,
 ) -> Result<(), StoreError> {
     comp.resize(e.clen as usize, 0);
@@ -223,10 +223,7 @@ pub fn read_slice(
             format!("slice at {} fails its checksum", e.offset),
         ));
     }
-    out.clear();
-    out.reserve(e.ulen as usize);
-    let n = dec
-        .decompress_to_buffer(comp.as_slice(), out)
+    let n = crate::dctx::decompress(comp, dict, e.ulen as usize, out)
         .map_err(|err| StoreError::corrupt(path, format!("slice at {}: {err}", e.offset)))?;
     if n != e.ulen as usize {
         return Err(StoreError::corrupt(

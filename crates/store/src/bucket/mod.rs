@@ -67,6 +67,15 @@ pub trait BucketRead {
     fn may_contain(&self, term: &[u8]) -> bool;
     /// Candidate event numbers of `q`.
     fn eval(&self, q: &TermQuery) -> Result<RoaringBitmap, StoreError>;
+    /// The postings of each of `terms`, in order: what [`BucketRead::eval`] of each as a
+    /// [`TermQuery::Term`] gives. Warm buckets share their lexicon and postings blocks across
+    /// the terms (pass them sorted), so many neighbouring terms (`host::…`) cost one read each.
+    fn term_postings(&self, terms: &[Vec<u8>]) -> Result<Vec<RoaringBitmap>, StoreError> {
+        terms
+            .iter()
+            .map(|t| self.eval(&TermQuery::Term(t.clone())))
+            .collect()
+    }
     /// `_time` column, µs, indexed by event number. Warm buckets decode every column block for
     /// it (once); prefer [`BucketRead::time`] for a few events.
     fn times(&self) -> &[i64];

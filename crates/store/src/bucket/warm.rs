@@ -45,6 +45,8 @@ pub struct WarmBucket {
     slices: Vec<SliceEntry>,
     /// zstd dictionary of the journal slices (empty: none).
     dict: Vec<u8>,
+    /// `dict` digested for decompression (`None`: no dictionary).
+    ddict: Option<crate::dctx::Dict>,
     /// Columns, decoded block by block on demand.
     cols: ColumnsFile,
 }
@@ -70,6 +72,13 @@ impl WarmBucket {
         let (table, dict) = split_slices_file(&spath, &sbody)?;
         let slices = decode_slices(&spath, table, journal_len)?;
         let dict = dict.to_vec();
+        let ddict = crate::dctx::Dict::new(&dict);
+        if ddict.is_none() && !dict.is_empty() {
+            return Err(StoreError::corrupt(
+                &spath,
+                "the journal dictionary could not be loaded",
+            ));
+        }
         open_checked(&path.join(LEXICON_FILE), magic::LEXICON)?;
         let ppath = path.join(POSTINGS_FILE);
         let (postings, postings_len) = open_checked(&ppath, magic::POSTINGS)?;
@@ -89,6 +98,7 @@ impl WarmBucket {
             journal,
             slices,
             dict,
+            ddict,
             cols,
         })
     }
@@ -153,16 +163,12 @@ impl WarmBucket {
                         .ok_or_else(|| {
                             StoreError::corrupt(&p, format!("no postings block {block}"))
                         })?;
-                    let dec = match &mut scratch.dec {
-                        Some(d) => d,
-                        None => scratch.dec.insert(zstd::bulk::Decompressor::new().at(&p)?),
-                    };
                     read_slice(
                         &p,
                         &self.postings,
                         e,
                         &mut scratch.comp,
-                        dec,
+                        None,
                         &mut scratch.out,
                     )?;
                     scratch.loaded = Some(block);
@@ -184,7 +190,6 @@ impl WarmBucket {
 pub struct BlockScratch {
     comp: Vec<u8>,
     out: Vec<u8>,
-    dec: Option<zstd::bulk::Decompressor<'static>>,
     /// Block currently in `out`.
     loaded: Option<u64>,
 }
@@ -246,7 +251,6 @@ impl TermSource for WarmBucket {
 pub(crate) struct WarmScratch {
     comp: Vec<u8>,
     out: Vec<u8>,
-    dec: zstd::bulk::Decompressor<'static>,
     /// Slice currently in `out`.
     loaded: Option<u32>,
 }
@@ -258,12 +262,6 @@ impl SliceSource for WarmBucket {
         Ok(WarmScratch {
             comp: Vec::new(),
             out: Vec::new(),
-            dec: if self.dict.is_empty() {
-                zstd::bulk::Decompressor::new()
-            } else {
-                zstd::bulk::Decompressor::with_dictionary(&self.dict)
-            }
-            .at(&self.path)?,
             loaded: None,
         })
     }
@@ -275,7 +273,14 @@ impl SliceSource for WarmBucket {
                 StoreError::corrupt(self.path.join(SLICES_FILE), format!("no slice {n}"))
             })?;
             let jp = self.path.join(JOURNAL_FILE);
-            read_slice(&jp, &self.journal, e, &mut s.comp, &mut s.dec, &mut s.out)?;
+            read_slice(
+                &jp,
+                &self.journal,
+                e,
+                &mut s.comp,
+                self.ddict.as_ref(),
+                &mut s.out,
+            )?;
             s.loaded = Some(n);
         }
         Ok(&s.out)
@@ -294,6 +299,21 @@ impl BucketRead for WarmBucket {
     }
     fn eval(&self, q: &TermQuery) -> Result<RoaringBitmap, StoreError> {
         eval(self, q)
+    }
+    fn term_postings(&self, terms: &[Vec<u8>]) -> Result<Vec<RoaringBitmap>, StoreError> {
+        let lexicon = self.lexicon()?;
+        let (mut lex, mut blocks, mut lower) =
+            (LexScratch::default(), BlockScratch::default(), Vec::new());
+        let mut out = Vec::with_capacity(terms.len());
+        for t in terms {
+            lower.clear();
+            lower.extend(t.iter().map(u8::to_ascii_lowercase));
+            out.push(match lexicon.get(&lower, &mut lex)? {
+                Some(v) => self.postings_at(v, &mut blocks)?,
+                None => RoaringBitmap::new(),
+            });
+        }
+        Ok(out)
     }
     fn times(&self) -> &[i64] {
         &self.cols_or_empty().times

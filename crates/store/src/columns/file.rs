@@ -184,7 +184,6 @@ pub fn decode_block_at(
     head: &Head,
     index: usize,
     comp: &[u8],
-    dec: &mut zstd::bulk::Decompressor<'static>,
     out: &mut Vec<u8>,
     into: &mut Columns,
 ) -> Result<(), StoreError> {
@@ -193,9 +192,7 @@ pub fn decode_block_at(
     if comp.len() != e.clen as usize || xxh3_64(comp) != e.checksum {
         return Err(bad("checksum mismatch"));
     }
-    out.clear();
-    out.reserve(e.ulen as usize);
-    match dec.decompress_to_buffer(comp, out) {
+    match crate::dctx::decompress(comp, None, e.ulen as usize, out) {
         Ok(n) if n == e.ulen as usize => {}
         Ok(_) => return Err(bad("decompresses to the wrong length")),
         Err(err) => return Err(bad(&err.to_string())),
@@ -233,11 +230,10 @@ pub fn decode_all(path: &Path, head: &Head, blocks: &[u8]) -> Result<Columns, St
         v.reserve_exact(n);
     }
     cols.field_start.reserve_exact(n);
-    let mut dec = zstd::bulk::Decompressor::new().map_err(|e| StoreError::io(path, e))?;
     let mut out = Vec::new();
     for (i, e) in head.blocks.iter().enumerate() {
         let comp = &blocks[e.offset as usize..(e.offset + e.clen as u64) as usize];
-        decode_block_at(path, head, i, comp, &mut dec, &mut out, &mut cols)?;
+        decode_block_at(path, head, i, comp, &mut out, &mut cols)?;
     }
     [cols.hosts, cols.sources, cols.sourcetypes] = head.dicts.clone();
     Ok(cols)

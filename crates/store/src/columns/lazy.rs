@@ -121,17 +121,8 @@ impl ColumnsFile {
             self.file
                 .read_exact_at(&mut comp, e.offset)
                 .at(&self.path)?;
-            let mut dec = zstd::bulk::Decompressor::new().at(&self.path)?;
             let mut cols = Columns::new();
-            decode_block_at(
-                &self.path,
-                &self.head,
-                i,
-                &comp,
-                &mut dec,
-                &mut Vec::new(),
-                &mut cols,
-            )?;
+            decode_block_at(&self.path, &self.head, i, &comp, &mut Vec::new(), &mut cols)?;
             self.decoded.fetch_add(1, Ordering::Relaxed);
             cols.check_slices(&self.path, &self.slice_lens, e.first)?;
             Ok(cols)

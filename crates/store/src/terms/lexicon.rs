@@ -132,7 +132,6 @@ pub struct Lexicon {
 pub struct LexScratch {
     comp: Vec<u8>,
     out: Vec<u8>,
-    dec: Option<zstd::bulk::Decompressor<'static>>,
     loaded: Option<usize>,
     term: Vec<u8>,
 }
@@ -244,18 +243,12 @@ impl Lexicon {
     fn load(&self, i: usize, s: &mut LexScratch) -> Result<(), StoreError> {
         if s.loaded != Some(i) {
             s.loaded = None;
-            let dec = match &mut s.dec {
-                Some(d) => d,
-                None => s
-                    .dec
-                    .insert(zstd::bulk::Decompressor::new().at(&self.path)?),
-            };
             read_slice(
                 &self.path,
                 &self.file,
                 &self.blocks[i],
                 &mut s.comp,
-                dec,
+                None,
                 &mut s.out,
             )?;
             s.loaded = Some(i);
