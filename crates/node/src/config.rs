@@ -8,6 +8,9 @@ use lode_store::IndexConfig;
 /// `maxDataSize = auto`, in MB of raw data per hot bucket (see the shipped indexes.conf).
 pub const AUTO_MAX_DATA_MB: u64 = 128;
 
+/// `lode.maxMergedDataSize = auto`, in MB of raw data per merged warm bucket.
+pub const AUTO_MAX_MERGED_MB: u64 = 1024;
+
 /// Most pipeline sets a node runs (each costs four threads and a hot bucket per index).
 pub const MAX_PIPELINE_SETS: usize = 64;
 
@@ -17,6 +20,8 @@ const INDEX_KEYS: &[&str] = &[
     "maxEventsPerBucket",
     "maxHotSpanSecs",
     "maxHotIdleSecs",
+    "lode.maxMergedDataSize",
+    "lode.mergeGraceSecs",
 ];
 /// Splunk keys accepted for compatibility but without effect on a single node (reported as such).
 const INDEX_KEYS_IGNORED: &[&str] = &[
@@ -145,6 +150,17 @@ pub fn load_indexes(etc: &Path) -> Result<(Vec<IndexSpec>, Vec<Warning>), ConfEr
         if let Some((v, at)) = value(stanza, default, "maxHotIdleSecs") {
             config.max_hot_idle_secs = parse_num(v, "maxHotIdleSecs", &at)?;
         }
+        if let Some((v, at)) = value(stanza, default, "lode.maxMergedDataSize") {
+            let mb = if v.trim() == "auto" {
+                AUTO_MAX_MERGED_MB
+            } else {
+                parse_num::<u64>(v, "lode.maxMergedDataSize", &at)?
+            };
+            config.max_merged_raw_bytes = mb.saturating_mul(1024 * 1024);
+        }
+        if let Some((v, at)) = value(stanza, default, "lode.mergeGraceSecs") {
+            config.merge_grace_secs = parse_num(v, "lode.mergeGraceSecs", &at)?;
+        }
         specs.push(IndexSpec {
             name: stanza.name.clone(),
             config,
@@ -269,7 +285,9 @@ mod tests {
 
     #[test]
     fn shipped_indexes_and_local_overrides() {
-        let dir = home_with("[web]\nmaxDataSize = 10\n[main]\nmaxHotIdleSecs = 5\n");
+        let dir = home_with(
+            "[web]\nmaxDataSize = 10\nlode.maxMergedDataSize = 0\n[main]\nmaxHotIdleSecs = 5\n",
+        );
         let (specs, warnings) = load_indexes(&dir.path().join("etc")).unwrap();
         let names: Vec<_> = specs.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["main", "_internal", "web"]);
@@ -279,6 +297,12 @@ mod tests {
             specs[0].config.max_bucket_raw_bytes,
             AUTO_MAX_DATA_MB * 1024 * 1024
         );
+        assert_eq!(
+            specs[0].config.max_merged_raw_bytes,
+            AUTO_MAX_MERGED_MB * 1024 * 1024
+        );
+        assert_eq!(specs[0].config.merge_grace_secs, 60);
+        assert_eq!(specs[2].config.max_merged_raw_bytes, 0);
         assert!(warnings.is_empty(), "{warnings:?}");
     }
 

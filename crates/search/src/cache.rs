@@ -365,6 +365,7 @@ mod tests {
                 let info = lode_store::BucketInfo {
                     path: p.clone(),
                     id: 0,
+                    first_id: 0,
                     kind: lode_store::BucketKind::Warm,
                     min_time_secs: 0,
                     max_time_secs: 0,

@@ -116,6 +116,30 @@ fn write(root: &Path, g: &Golden) {
     }
 }
 
+/// Writes each index's events as three warm buckets, then merges them into one
+/// (`lode_store::merge`): searches must not tell the difference.
+fn write_merged(root: &Path, g: &Golden) {
+    for (name, evs) in &g.events {
+        let third = evs.len().div_ceil(3);
+        let chunks: Vec<Chunk> = evs
+            .chunks(third.max(1))
+            .map(|c| Chunk {
+                events: c.to_vec(),
+                roll: true,
+            })
+            .collect();
+        write_index(root, name, &chunks);
+        let dir = root.join(name);
+        let buckets = lode_store::list_buckets(&dir).unwrap();
+        if buckets.len() >= 2 {
+            lode_store::merge::merge(&dir, &buckets, &|| false)
+                .unwrap()
+                .unwrap();
+            lode_store::merge::remove_covered(&dir).unwrap();
+        }
+    }
+}
+
 /// Runs the query with `pipelines` batch pipelines and renders the rows as CSV lines (event rows
 /// get their fields extracted, as the CLI does before printing).
 fn run_csv(
@@ -174,6 +198,18 @@ fn golden_queries() {
                 )),
                 Err(e) => failures.push(format!("{name} ({path}): {}: error: {e}", g.query)),
             }
+        }
+        let merged = tempfile::tempdir().unwrap();
+        write_merged(merged.path(), &g);
+        match run_csv(merged.path(), &g.query, false, 2) {
+            Ok(got) if got == g.expected => {}
+            Ok(got) => failures.push(format!(
+                "{name} (merged bucket): {}\n  expected:\n    {}\n  got:\n    {}",
+                g.query,
+                g.expected.join("\n    "),
+                got.join("\n    ")
+            )),
+            Err(e) => failures.push(format!("{name} (merged bucket): {}: error: {e}", g.query)),
         }
     }
     assert!(

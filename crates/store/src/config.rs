@@ -17,6 +17,13 @@ pub struct IndexConfig {
     /// [`crate::IndexWriter::roll_if_idle`] rolls a bucket that received nothing for this many
     /// seconds (0 = never).
     pub max_hot_idle_secs: u64,
+    /// Warm buckets are merged in the background into buckets of up to this many bytes of
+    /// `_raw` (see [`crate::merge`]); 0 = never merge.
+    pub max_merged_raw_bytes: u64,
+    /// The sources of a merge are deleted this many seconds after the merged bucket is
+    /// published (searches that listed them before keep finding them), or when the writer
+    /// closes.
+    pub merge_grace_secs: u64,
 }
 
 impl Default for IndexConfig {
@@ -25,6 +32,8 @@ impl Default for IndexConfig {
     /// 128 MiB); 16 M events (columns of ~1 GB at most); 90 days of span
     /// (Splunk's `maxHotSpanSecs` default); 600 s idle, so a quiet index soon gets the bloom
     /// filter and compressed journal of a warm bucket instead of being replayed by every search.
+    /// Warm buckets are merged into buckets of up to 1 GiB of raw, their sources deleted 60 s
+    /// later.
     fn default() -> Self {
         IndexConfig {
             name: "main".to_string(),
@@ -32,6 +41,8 @@ impl Default for IndexConfig {
             max_bucket_events: 16 * 1024 * 1024,
             max_hot_span_secs: 90 * 24 * 3600,
             max_hot_idle_secs: 600,
+            max_merged_raw_bytes: 1024 * 1024 * 1024,
+            merge_grace_secs: 60,
         }
     }
 }

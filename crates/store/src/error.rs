@@ -45,6 +45,14 @@ pub enum StoreError {
     #[error("unknown index {0}")]
     UnknownIndex(String),
     /// A request exceeded a limit of the store (query depth, event number out of range).
+    /// A listed warm bucket was merged into a larger one and deleted before it was opened.
+    #[error(
+        "bucket {path} was merged into a larger bucket while the search ran; run the search again"
+    )]
+    Merged {
+        /// The bucket directory as listed.
+        path: PathBuf,
+    },
     #[error("limit exceeded: {0}")]
     Limit(String),
     /// The writer failed earlier (an I/O error mid-write) and refuses further appends until the
@@ -88,6 +96,7 @@ impl StoreError {
             StoreError::Locked { path } => StoreError::Locked { path: path.clone() },
             StoreError::UnknownIndex(s) => StoreError::UnknownIndex(s.clone()),
             StoreError::Limit(s) => StoreError::Limit(s.clone()),
+            StoreError::Merged { path } => StoreError::Merged { path: path.clone() },
             StoreError::Broken { path, reason } => StoreError::Broken {
                 path: path.clone(),
                 reason: reason.clone(),

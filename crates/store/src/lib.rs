@@ -20,6 +20,8 @@ pub mod footer;
 pub mod fsck;
 pub mod inspect;
 pub mod layout;
+pub mod merge;
+mod merger;
 pub mod meta;
 pub mod packed;
 pub mod postings;

@@ -24,7 +24,8 @@ pub fn unpack(path: &Path, body: &[u8]) -> Result<Vec<u8>, StoreError> {
     if ulen > MAX_LOADED_FILE || ulen > (body.len() as u64).saturating_mul(1 << 17) {
         return Err(bad(format!("implausible uncompressed length {ulen}")));
     }
-    let inner = zstd::bulk::decompress(&body[8..], ulen as usize)
+    let mut inner = Vec::new();
+    crate::dctx::decompress(&body[8..], None, ulen as usize, &mut inner)
         .map_err(|e| bad(format!("body does not decompress: {e}")))?;
     if inner.len() as u64 != ulen {
         return Err(bad("body decompresses to the wrong length".into()));

@@ -6,7 +6,9 @@ use crate::bucket::hot::Registration;
 use crate::consts::{QUARANTINE_DIR, WAL_FILE};
 use crate::error::{IoContext, StoreError};
 use crate::fsck::quarantine_bucket;
-use crate::layout::{fsync_dir, parse_name, parse_tmp, BucketKind};
+use crate::layout::{
+    covered, fsync_dir, parse_bucket, parse_name, parse_tmp, BucketInfo, BucketKind,
+};
 use crate::wal::{self, WalWriter, HEADER_LEN};
 use crate::writer::{new_hot, roll_dir, Hot};
 
@@ -19,6 +21,9 @@ pub struct RecoveryReport {
     pub truncated_bytes: u64,
     /// Rolls found complete (warm bucket present) whose hot directory was then deleted.
     pub completed_rolls: u32,
+    /// Sources of a merged bucket left by a merge that published it but had not yet deleted
+    /// them (a crash, or a writer closed within the grace period), now deleted.
+    pub merged_sources_removed: u32,
     /// Buckets moved to `quarantine/` because they could not be read.
     pub quarantined: Vec<PathBuf>,
 }
@@ -32,6 +37,7 @@ pub(crate) fn recover(
     let mut report = RecoveryReport::default();
     let mut hots: Vec<(u64, PathBuf)> = Vec::new();
     let mut warm_ids = std::collections::HashSet::new();
+    let mut warm: Vec<BucketInfo> = Vec::new();
     let mut max_id: Option<u64> = None;
     let mut note = |id: u64| max_id = Some(max_id.map_or(id, |m: u64| m.max(id)));
     for entry in std::fs::read_dir(dir).at(dir)? {
@@ -39,17 +45,34 @@ pub(crate) fn recover(
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         if let Some(id) = parse_tmp(name) {
-            // An interrupted roll that never reached its rename: the hot WAL still has it all.
+            // An interrupted roll that never reached its rename (the hot WAL still has it all),
+            // or an interrupted merge (its sources are all still in place).
             std::fs::remove_dir_all(entry.path()).at(&entry.path())?;
             note(id);
-        } else if let Some((kind, id, _, _)) = parse_name(name) {
+        } else if let Some((kind, first, id, min, max)) = parse_bucket(name) {
             note(id);
             match kind {
                 BucketKind::Hot => hots.push((id, entry.path())),
                 BucketKind::Warm => {
-                    warm_ids.insert(id);
+                    warm_ids.extend(first..=id);
+                    warm.push(BucketInfo {
+                        path: entry.path(),
+                        id,
+                        first_id: first,
+                        kind,
+                        min_time_secs: min,
+                        max_time_secs: max,
+                    });
                 }
             }
+        }
+    }
+    // A merge publishes the merged bucket before it deletes the sources (see crate::merge):
+    // sources still present are covered by it, and no search of this process can hold them.
+    for (b, hidden) in warm.iter().zip(covered(&warm)) {
+        if hidden {
+            std::fs::remove_dir_all(&b.path).at(&b.path)?;
+            report.merged_sources_removed += 1;
         }
     }
     // Ids of quarantined buckets are never reused either.

@@ -131,6 +131,8 @@ pub struct IndexWriter {
     lanes: Vec<Lane>,
     /// Id the next bucket gets (any lane).
     next_id: AtomicU64,
+    /// The background merger (`None`: merging off).
+    merger: Option<crate::merger::Merger>,
     /// Test hook: the next WAL sync of any lane fails.
     #[cfg(test)]
     fail_next_sync: std::sync::atomic::AtomicBool,
@@ -174,12 +176,14 @@ impl IndexWriter {
         }
         let (hots, next_id, report) = crate::recover::recover(dir, lanes)?;
         let mut hots = hots.into_iter();
+        let merger = crate::merger::Merger::start(dir.to_path_buf(), &cfg);
         let w = IndexWriter {
             dir: dir.to_path_buf(),
             cfg,
             _lock: lock,
             lanes: (0..lanes).map(|_| Lane::new(hots.next())).collect(),
             next_id: AtomicU64::new(next_id),
+            merger,
             #[cfg(test)]
             fail_next_sync: Default::default(),
         };
@@ -341,6 +345,7 @@ impl IndexWriter {
             return previous;
         };
         let dir = self.dir.clone();
+        let merger = self.merger.as_ref().map(|m| m.shared());
         // The bucket travels through a slot so that it survives a failed spawn.
         let slot = Arc::new(Mutex::new(Some(hot)));
         let theirs = slot.clone();
@@ -348,7 +353,11 @@ impl IndexWriter {
             .name("lode-roll".into())
             .spawn(move || {
                 let hot = theirs.lock().unwrap_or_else(|p| p.into_inner()).take();
-                hot.map_or(Ok(()), |hot| roll_hot(&dir, hot))
+                let rolled = hot.map_or(Ok(()), |hot| roll_hot(&dir, hot));
+                if let (Ok(()), Some(m)) = (&rolled, merger) {
+                    m.kick();
+                }
+                rolled
             });
         match spawned {
             Ok(handle) => io.rolling = Some(handle),
@@ -360,6 +369,7 @@ impl IndexWriter {
                         io.failed.extend(f.hot.map(|h| *h));
                         return Err(f.error);
                     }
+                    self.kick_merger();
                 }
             }
         }
@@ -377,16 +387,22 @@ impl IndexWriter {
             }
         };
         for hot in std::mem::take(&mut io.failed) {
-            if let Err(f) = roll_hot(&self.dir, hot) {
-                io.failed.extend(f.hot.map(|h| *h));
-                keep(Err(f.error));
+            match roll_hot(&self.dir, hot) {
+                Ok(()) => self.kick_merger(),
+                Err(f) => {
+                    io.failed.extend(f.hot.map(|h| *h));
+                    keep(Err(f.error));
+                }
             }
         }
         if current && io.hot.as_ref().is_some_and(|h| !h.wal.is_empty()) {
             let hot = io.hot.take().expect("checked");
-            if let Err(f) = roll_hot(&self.dir, hot) {
-                io.hot = f.hot.map(|h| *h);
-                keep(Err(f.error));
+            match roll_hot(&self.dir, hot) {
+                Ok(()) => self.kick_merger(),
+                Err(f) => {
+                    io.hot = f.hot.map(|h| *h);
+                    keep(Err(f.error));
+                }
             }
         }
         result
@@ -442,9 +458,29 @@ impl IndexWriter {
         Ok(any)
     }
 
-    /// Rolls every hot bucket and releases the lock.
-    pub fn close(self) -> Result<(), StoreError> {
-        self.roll()
+    /// Tells the background merger a warm bucket was published.
+    fn kick_merger(&self) {
+        if let Some(m) = &self.merger {
+            m.shared().kick();
+        }
+    }
+
+    /// Runs now the merges of warm buckets that the background merger would run (see
+    /// [`crate::merge`]), waiting for one in progress, and deletes their sources at once
+    /// (without the grace period). Returns how many merged buckets it published; 0 when
+    /// merging is off (`max_merged_raw_bytes = 0`).
+    pub fn merge(&self) -> Result<u32, StoreError> {
+        self.merger.as_ref().map_or(Ok(0), |m| m.merge_now())
+    }
+
+    /// Rolls every hot bucket, finishes the merges that are due (deleting their sources) and
+    /// releases the lock.
+    pub fn close(mut self) -> Result<(), StoreError> {
+        self.roll()?;
+        match self.merger.take() {
+            Some(m) => m.finish().map(|_| ()),
+            None => Ok(()),
+        }
     }
 
     /// The index directory.
@@ -454,11 +490,13 @@ impl IndexWriter {
 }
 
 impl Drop for IndexWriter {
-    /// Waits for background rolls, so that no roll outlives the writer lock.
+    /// Waits for background rolls and stops the merger (cancelling a merge in progress), so
+    /// that neither outlives the writer lock.
     fn drop(&mut self) {
         for lane in &self.lanes {
             let _ = join_rolling(&mut lane.lock_io());
         }
+        drop(self.merger.take());
     }
 }
 

@@ -23,6 +23,7 @@ fn exercise(b: &Path) -> Result<(), StoreError> {
     let info = lode_store::BucketInfo {
         path: b.to_path_buf(),
         id: 0,
+        first_id: 0,
         kind: lode_store::BucketKind::Warm,
         min_time_secs: 0,
         max_time_secs: 0,

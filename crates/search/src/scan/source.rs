@@ -175,6 +175,7 @@ mod tests {
             info: BucketInfo {
                 path: "x".into(),
                 id,
+                first_id: id,
                 kind: BucketKind::Warm,
                 min_time_secs: 0,
                 max_time_secs: max_secs,

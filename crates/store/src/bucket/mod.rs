@@ -155,25 +155,48 @@ pub trait BucketRead {
 }
 
 /// Opens the bucket `info` describes. A hot bucket that rolled since it was listed is opened
-/// as its warm successor (same id).
+/// as its warm successor (same id). A warm bucket merged into a larger one and deleted since it
+/// was listed (after [`crate::merge`]'s grace period) is a [`StoreError::Merged`] error: the
+/// caller lists the buckets again.
 pub fn open_bucket(info: &BucketInfo) -> Result<Box<dyn BucketRead + Send + Sync>, StoreError> {
     Ok(match info.kind {
-        BucketKind::Warm => Box::new(warm::WarmBucket::open(&info.path)?),
+        BucketKind::Warm => match warm::WarmBucket::open(&info.path) {
+            Ok(b) => Box::new(b),
+            Err(StoreError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound && successor(info).is_some() =>
+            {
+                return Err(StoreError::Merged {
+                    path: info.path.clone(),
+                })
+            }
+            Err(e) => return Err(e),
+        },
         BucketKind::Hot => match hot::HotBucket::open(&info.path) {
             Ok(b) => Box::new(b),
             Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-                let parent = info.path.parent().unwrap_or(std::path::Path::new("."));
-                let warm = crate::layout::list_buckets(parent)?
-                    .into_iter()
-                    .find(|b| b.id == info.id && b.kind == BucketKind::Warm)
-                    .ok_or_else(|| {
-                        StoreError::io(&info.path, std::io::ErrorKind::NotFound.into())
-                    })?;
+                let warm = successor(info).ok_or_else(|| {
+                    StoreError::io(&info.path, std::io::ErrorKind::NotFound.into())
+                })?;
+                if warm.first_id != warm.id {
+                    // Rolled and merged since it was listed: the merged bucket holds more.
+                    return Err(StoreError::Merged {
+                        path: info.path.clone(),
+                    });
+                }
                 Box::new(warm::WarmBucket::open(&warm.path)?)
             }
             Err(e) => return Err(e),
         },
     })
+}
+
+/// The warm bucket now listed in place of `info` (its id within the listed one's ids).
+fn successor(info: &BucketInfo) -> Option<BucketInfo> {
+    let parent = info.path.parent().unwrap_or(std::path::Path::new("."));
+    crate::layout::list_buckets(parent)
+        .ok()?
+        .into_iter()
+        .find(|b| b.kind == BucketKind::Warm && b.first_id <= info.id && info.id <= b.id)
 }
 
 /// Gives the uncompressed bytes of a slice (warm: decompress into a buffer; hot: in memory).

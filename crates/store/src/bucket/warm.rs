@@ -45,8 +45,9 @@ pub struct WarmBucket {
     slices: Vec<SliceEntry>,
     /// zstd dictionary of the journal slices (empty: none).
     dict: Vec<u8>,
-    /// `dict` digested for decompression (`None`: no dictionary).
-    ddict: Option<crate::dctx::Dict>,
+    /// `dict` digested for decompression on the first slice read (`None`: no dictionary), so
+    /// opening a bucket that a search reads no event of costs no digest.
+    ddict: OnceLock<Option<crate::dctx::Dict>>,
     /// Columns, decoded block by block on demand.
     cols: ColumnsFile,
 }
@@ -72,13 +73,6 @@ impl WarmBucket {
         let (table, dict) = split_slices_file(&spath, &sbody)?;
         let slices = decode_slices(&spath, table, journal_len)?;
         let dict = dict.to_vec();
-        let ddict = crate::dctx::Dict::new(&dict);
-        if ddict.is_none() && !dict.is_empty() {
-            return Err(StoreError::corrupt(
-                &spath,
-                "the journal dictionary could not be loaded",
-            ));
-        }
         open_checked(&path.join(LEXICON_FILE), magic::LEXICON)?;
         let ppath = path.join(POSTINGS_FILE);
         let (postings, postings_len) = open_checked(&ppath, magic::POSTINGS)?;
@@ -98,7 +92,7 @@ impl WarmBucket {
             journal,
             slices,
             dict,
-            ddict,
+            ddict: OnceLock::new(),
             cols,
         })
     }
@@ -142,6 +136,20 @@ impl WarmBucket {
     /// Bytes of the journal's zstd dictionary (0: slices are compressed without one).
     pub fn journal_dict_len(&self) -> usize {
         self.dict.len()
+    }
+
+    /// The journal's dictionary, digested on first use (`None`: slices have none).
+    fn journal_dict(&self) -> Result<Option<&crate::dctx::Dict>, StoreError> {
+        let d = self
+            .ddict
+            .get_or_init(|| crate::dctx::Dict::new(&self.dict));
+        if d.is_none() && !self.dict.is_empty() {
+            return Err(StoreError::corrupt(
+                self.path.join(SLICES_FILE),
+                "the journal dictionary could not be loaded",
+            ));
+        }
+        Ok(d.as_ref())
     }
 
     /// Reads the postings a lexicon value points at, validating them against the event count.
@@ -278,7 +286,7 @@ impl SliceSource for WarmBucket {
                 &self.journal,
                 e,
                 &mut s.comp,
-                self.ddict.as_ref(),
+                self.journal_dict()?,
                 &mut s.out,
             )?;
             s.loaded = Some(n);

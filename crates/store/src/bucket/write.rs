@@ -1,6 +1,6 @@
 //! Writes the files of a warm bucket from a hot bucket's in-memory index or from its WAL.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::bloom::Bloom;
 use crate::bucket::build::{Builder, SliceSink};
@@ -85,40 +85,87 @@ fn write_rest(
 /// Writes lexicon, postings and bloom filter.
 fn write_terms(dir: &Path, terms: &TermIndex) -> Result<(), StoreError> {
     let sorted = terms.sorted();
-    let mut bloom = Bloom::with_capacity(sorted.len() as u64);
-    let mut post = Vec::new();
-    let mut lex = LexiconWriter::create(&dir.join(LEXICON_FILE))?;
-    let mut scratch = Vec::new();
+    let mut w = TermsWriter::create(dir, sorted.len() as u64)?;
     let mut list = Vec::new();
-    let post_path = dir.join(POSTINGS_FILE);
-    let mut blocks = JournalSink::create(&post_path, magic::POSTINGS)?;
-    let mut block_no = 0u32;
     for (term, postings) in sorted.iter() {
         list.clear();
         list.extend(postings);
-        if post.len() >= postings::BLOCK_TARGET_BYTES {
-            blocks.put(block_no, &post)?;
-            post.clear();
-            block_no += 1;
-        }
-        let value = postings::encode_in_block(&list, block_no as u64, &mut post, &mut scratch)
-            .at(&post_path)?;
-        lex.insert(term, value)?;
-        bloom.insert(term);
+        w.add(term, &list)?;
     }
-    if !post.is_empty() {
-        blocks.put(block_no, &post)?;
-    }
-    let mut table = Vec::new();
-    encode_slices(&blocks.slices, &mut table);
-    let table_len = table.len() as u64;
-    table.extend_from_slice(&table_len.to_le_bytes());
-    blocks.out.write(&table)?;
-    blocks.out.finish()?;
     drop(sorted);
-    lex.finish()?;
-    let mut b = Vec::new();
-    bloom.encode(&mut b);
-    append_footer(&mut b, magic::BLOOM);
-    write_file(&dir.join(BLOOM_FILE), &b)
+    w.finish().map(|_| ())
+}
+
+/// Writes `lexicon.dat`, `postings.dat` and `bloom.dat` of a bucket from terms given in
+/// ascending order with their postings (a roll's sorted term index, or a merge's k-way walk).
+pub(crate) struct TermsWriter {
+    dir: PathBuf,
+    bloom: Bloom,
+    lex: LexiconWriter,
+    /// The postings block being filled.
+    post: Vec<u8>,
+    post_path: PathBuf,
+    blocks: JournalSink,
+    block_no: u32,
+    scratch: Vec<u8>,
+    terms: u64,
+}
+
+impl TermsWriter {
+    /// Creates the files in `dir`, with a bloom filter sized for `capacity` terms.
+    pub fn create(dir: &Path, capacity: u64) -> Result<TermsWriter, StoreError> {
+        let post_path = dir.join(POSTINGS_FILE);
+        Ok(TermsWriter {
+            dir: dir.to_path_buf(),
+            bloom: Bloom::with_capacity(capacity),
+            lex: LexiconWriter::create(&dir.join(LEXICON_FILE))?,
+            post: Vec::new(),
+            blocks: JournalSink::create(&post_path, magic::POSTINGS)?,
+            post_path,
+            block_no: 0,
+            scratch: Vec::new(),
+            terms: 0,
+        })
+    }
+
+    /// Adds `term` (greater than the previous one) with its event numbers `list` (ascending,
+    /// not empty).
+    pub fn add(&mut self, term: &[u8], list: &[u32]) -> Result<(), StoreError> {
+        if self.post.len() >= postings::BLOCK_TARGET_BYTES {
+            self.blocks.put(self.block_no, &self.post)?;
+            self.post.clear();
+            self.block_no += 1;
+        }
+        let value = postings::encode_in_block(
+            list,
+            self.block_no as u64,
+            &mut self.post,
+            &mut self.scratch,
+        )
+        .at(&self.post_path)?;
+        self.lex.insert(term, value)?;
+        self.bloom.insert(term);
+        self.terms += 1;
+        Ok(())
+    }
+
+    /// Writes the last postings block, the block table, the lexicon index and the bloom
+    /// filter, each fsynced. Returns the number of terms.
+    pub fn finish(mut self) -> Result<u64, StoreError> {
+        if !self.post.is_empty() {
+            self.blocks.put(self.block_no, &self.post)?;
+        }
+        let mut table = Vec::new();
+        encode_slices(&self.blocks.slices, &mut table);
+        let table_len = table.len() as u64;
+        table.extend_from_slice(&table_len.to_le_bytes());
+        self.blocks.out.write(&table)?;
+        self.blocks.out.finish()?;
+        self.lex.finish()?;
+        let mut b = Vec::new();
+        self.bloom.encode(&mut b);
+        append_footer(&mut b, magic::BLOOM);
+        write_file(&self.dir.join(BLOOM_FILE), &b)?;
+        Ok(self.terms)
+    }
 }

@@ -249,52 +249,91 @@ pub fn encode_parts<'a>(
     dicts: [&[String]; 3],
     out: &mut Vec<u8>,
 ) -> std::io::Result<()> {
-    let base = out.len();
-    let mut comp = zstd::bulk::Compressor::new(ZSTD_LEVEL)?;
-    let mut raw = Vec::new();
-    let mut table = Vec::new();
-    let step = COLUMNS_BLOCK_EVENTS as usize;
-    let mut nblocks = 0u64;
-    let mut events = 0usize;
-    let mut short = false;
+    let mut enc = Encoder::new(out)?;
     for part in parts {
+        enc.push(part, out)?;
+    }
+    enc.finish(dicts, out)
+}
+
+/// Writes a `columns.dat` body part by part: [`Encoder::push`] compresses each part's blocks
+/// into `out` as it comes (so a merge holds one part at a time), [`Encoder::finish`] appends
+/// the head. The parts follow [`encode_parts`]'s rules.
+pub struct Encoder {
+    base: usize,
+    comp: zstd::bulk::Compressor<'static>,
+    raw: Vec<u8>,
+    table: Vec<u8>,
+    nblocks: u64,
+    events: usize,
+    short: bool,
+}
+
+impl Encoder {
+    /// An encoder appending to `out` from its current end.
+    pub fn new(out: &[u8]) -> std::io::Result<Encoder> {
+        Ok(Encoder {
+            base: out.len(),
+            comp: zstd::bulk::Compressor::new(ZSTD_LEVEL)?,
+            raw: Vec::new(),
+            table: Vec::new(),
+            nblocks: 0,
+            events: 0,
+            short: false,
+        })
+    }
+
+    /// Events pushed so far.
+    pub fn events(&self) -> usize {
+        self.events
+    }
+
+    /// Compresses the blocks of `part` into `out`.
+    pub fn push(&mut self, part: &Columns, out: &mut Vec<u8>) -> std::io::Result<()> {
         if part.is_empty() {
-            continue;
+            return Ok(());
         }
-        debug_assert!(!short, "only the last part may end in a partial block");
+        debug_assert!(!self.short, "only the last part may end in a partial block");
+        let step = COLUMNS_BLOCK_EVENTS as usize;
         for start in (0..part.len()).step_by(step) {
             let range = start..(start + step).min(part.len());
-            short |= range.len() < step;
-            raw.clear();
-            encode_block(part, range.clone(), &mut raw);
-            let z = comp.compress(&raw)?;
-            put_varint(&mut table, z.len() as u64);
-            put_varint(&mut table, raw.len() as u64);
+            self.short |= range.len() < step;
+            self.raw.clear();
+            encode_block(part, range.clone(), &mut self.raw);
+            let z = self.comp.compress(&self.raw)?;
+            let table = &mut self.table;
+            put_varint(table, z.len() as u64);
+            put_varint(table, self.raw.len() as u64);
             table.extend_from_slice(&xxh3_64(&z).to_le_bytes());
             let t = &part.times[range];
-            put_ivarint(&mut table, t.iter().copied().min().unwrap_or(0));
-            put_ivarint(&mut table, t.iter().copied().max().unwrap_or(0));
+            put_ivarint(table, t.iter().copied().min().unwrap_or(0));
+            put_ivarint(table, t.iter().copied().max().unwrap_or(0));
             out.extend_from_slice(&z);
-            nblocks += 1;
+            self.nblocks += 1;
         }
-        events += part.len();
+        self.events += part.len();
+        Ok(())
     }
-    let mut inner = Vec::with_capacity(table.len() + 64);
-    put_varint(&mut inner, events as u64);
-    put_varint(&mut inner, COLUMNS_BLOCK_EVENTS as u64);
-    put_varint(&mut inner, nblocks);
-    inner.extend_from_slice(&table);
-    for d in dicts {
-        put_varint(&mut inner, d.len() as u64);
-        d.iter().for_each(|s| put_str(&mut inner, s));
+
+    /// Appends the head (block table, dictionaries `dicts`) and the trailer.
+    pub fn finish(self, dicts: [&[String]; 3], out: &mut Vec<u8>) -> std::io::Result<()> {
+        let mut inner = Vec::with_capacity(self.table.len() + 64);
+        put_varint(&mut inner, self.events as u64);
+        put_varint(&mut inner, COLUMNS_BLOCK_EVENTS as u64);
+        put_varint(&mut inner, self.nblocks);
+        inner.extend_from_slice(&self.table);
+        for d in dicts {
+            put_varint(&mut inner, d.len() as u64);
+            d.iter().for_each(|s| put_str(&mut inner, s));
+        }
+        let head_start = out.len();
+        crate::packed::pack(&inner, out)?;
+        let head_sum = xxh3_64(&out[head_start..]);
+        let head_len = (out.len() - head_start) as u64;
+        out.extend_from_slice(&head_len.to_le_bytes());
+        out.extend_from_slice(&head_sum.to_le_bytes());
+        out.extend_from_slice(&COLUMNS_VERSION.to_le_bytes());
+        debug_assert!(out.len() > self.base);
+        Ok(())
     }
-    let head_start = out.len();
-    crate::packed::pack(&inner, out)?;
-    let head_sum = xxh3_64(&out[head_start..]);
-    let head_len = (out.len() - head_start) as u64;
-    out.extend_from_slice(&head_len.to_le_bytes());
-    out.extend_from_slice(&head_sum.to_le_bytes());
-    out.extend_from_slice(&COLUMNS_VERSION.to_le_bytes());
-    debug_assert!(out.len() > base);
-    Ok(())
 }

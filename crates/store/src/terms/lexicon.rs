@@ -268,6 +268,25 @@ impl Lexicon {
         Ok(found)
     }
 
+    /// Every `(term, value)` of block `i` (below [`Lexicon::block_count`]), in order, into `out`
+    /// (cleared first): a merge walks its sources' lexicons block by block.
+    pub fn block_entries(
+        &self,
+        i: usize,
+        s: &mut LexScratch,
+        out: &mut Vec<(Vec<u8>, u64)>,
+    ) -> Result<(), StoreError> {
+        out.clear();
+        self.load(i, s)?;
+        let mut term = std::mem::take(&mut s.term);
+        let res = self.scan_block(i, &s.out, &mut term, b"", &mut |t, v| {
+            out.push((t.to_vec(), v));
+            Ok(true)
+        });
+        s.term = term;
+        res.map(|_| ())
+    }
+
     /// Calls `f` with every `(term, value)` from the first term ≥ `from`, in order, until `f`
     /// returns `false`; reads only the blocks it walks through.
     pub fn walk(

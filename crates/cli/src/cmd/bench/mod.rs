@@ -33,6 +33,12 @@ struct IngestFigures {
     stored_bytes: u64,
     stored_pct_of_raw: f64,
     peak_rss_mb: f64,
+    /// Warm buckets after ingest, and how many of them are merged ones.
+    buckets: usize,
+    merged_buckets: usize,
+    /// Wall and CPU seconds of closing the index after the last roll: the merges still due.
+    close_seconds: f64,
+    close_cpu_seconds: f64,
 }
 
 #[derive(Debug, Serialize)]
@@ -279,11 +285,17 @@ fn ingest(home: &Home, corpus: &Path, summary: &GenSummary) -> CliResult<IngestF
         .map(|(name, st)| Part::whole(&corpus.join(name), st))
         .collect::<CliResult<Vec<_>>>()?;
     let events = ingest_parts(&node, &parts)?;
+    node.roll(None)
+        .map_err(|e| CliError::new(FAILURE, e.to_string()))?;
+    let (close_t0, close_cpu0) = (Instant::now(), sysstat::cpu_seconds());
     node.close()
         .map_err(|e| CliError::new(FAILURE, e.to_string()))?;
     let seconds = t0.elapsed().as_secs_f64();
     let cpu = sysstat::cpu_seconds() - cpu0;
-    let stored = sysstat::dir_bytes(&home.index_root().join("main"));
+    let main = home.index_root().join("main");
+    let stored = sysstat::dir_bytes(&main);
+    let listed =
+        lode_store::list_buckets(&main).map_err(|e| CliError::new(FAILURE, e.to_string()))?;
     let mb = summary.bytes as f64 / 1e6;
     Ok(IngestFigures {
         raw_bytes: summary.bytes,
@@ -296,6 +308,10 @@ fn ingest(home: &Home, corpus: &Path, summary: &GenSummary) -> CliResult<IngestF
         stored_bytes: stored,
         stored_pct_of_raw: 100.0 * stored as f64 / summary.bytes.max(1) as f64,
         peak_rss_mb: sysstat::peak_rss_bytes() as f64 / 1e6,
+        buckets: listed.len(),
+        merged_buckets: listed.iter().filter(|b| b.first_id != b.id).count(),
+        close_seconds: close_t0.elapsed().as_secs_f64(),
+        close_cpu_seconds: sysstat::cpu_seconds() - close_cpu0,
     })
 }
 
@@ -411,6 +427,10 @@ fn print_report(r: &Report) {
         i.stored_bytes as f64 / 1e6,
         i.stored_pct_of_raw,
         i.peak_rss_mb
+    );
+    println!(
+        "  {} buckets ({} merged); closing (merges still due) took {:.1} s, cpu {:.1} s",
+        i.buckets, i.merged_buckets, i.close_seconds, i.close_cpu_seconds
     );
     println!();
     println!(

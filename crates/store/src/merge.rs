@@ -1,0 +1,426 @@
+//! Merging warm buckets into larger ones, as Lucene merges segments and VictoriaLogs merges
+//! parts: a hot bucket stays small (its term index is built in memory), while searches see few
+//! large warm buckets (every bucket a search consults costs a bloom check, a lexicon lookup and
+//! a postings read, whatever it holds).
+//!
+//! A merge takes warm buckets of *contiguous ids* `first..=last` (no id between them is hot,
+//! missing or being rolled) and writes one bucket holding all their events in id order, then
+//! event order: event `n` of the source at position `k` becomes `base_k + n`. It streams, holding
+//! one source's columns and one term's postings at a time:
+//!
+//! - journal: every slice is decompressed and recompressed with a dictionary trained on the
+//!   first merged slices (slice numbers shift by the slices of the sources before);
+//! - columns: events are copied into blocks of the merged bucket, dictionary ids remapped to
+//!   the merged dictionaries, slice numbers shifted;
+//! - terms: the sources' lexicons are walked together in term order (a k-way merge); each
+//!   term's postings are the sources' postings shifted by their bases, concatenated;
+//! - metadata: counts added, time ranges and per-value statistics combined.
+//!
+//! Publication (docs/DURABILITY.md, "Merges"): the bucket is built in `tmp_<first>-<last>/`,
+//! fsynced, renamed to `db_<max>_<min>_<first>-<last>/` and the index directory fsynced. From that
+//! rename on, [`crate::layout::list_buckets`] hides the sources (the merged name covers their
+//! ids), so a search lists either the sources or the merged bucket, never both. The sources are
+//! deleted later ([`remove_covered`]), after a grace period for searches that listed them
+//! before the rename; recovery deletes any left by a crash. A crash before the rename leaves a
+//! `tmp_` directory that recovery deletes; the sources are intact.
+
+use std::collections::{BinaryHeap, HashMap};
+use std::path::{Path, PathBuf};
+
+use crate::bucket::build::SliceSink;
+use crate::bucket::journal::{encode_slices_file, JournalSink};
+use crate::bucket::warm::{BlockScratch, WarmBucket};
+use crate::bucket::write::TermsWriter;
+use crate::bucket::{BucketRead, SliceSource};
+use crate::columns::file::Encoder;
+use crate::columns::Columns;
+use crate::consts::{
+    magic, COLUMNS_BLOCK_EVENTS, COLUMNS_FILE, JOURNAL_FILE, META_FILE, SLICES_FILE,
+};
+use crate::error::{IoContext, StoreError};
+use crate::footer::{append_footer, write_file};
+use crate::layout::{
+    covered, fsync_dir, list_buckets, merged_name, tmp_merge_name, BucketInfo, BucketKind,
+};
+use crate::meta::{BucketMeta, ValueStats};
+use crate::terms::lexicon::LexScratch;
+
+/// Merges `sources` (warm buckets of contiguous ids, in id order, at least two) of the index
+/// directory `dir` into one bucket and publishes it; the sources stay on disk, hidden, until
+/// [`remove_covered`]. `cancel` is polled between steps: when it returns true the merge stops,
+/// removes its temporary directory and returns `Ok(None)`.
+pub fn merge(
+    dir: &Path,
+    sources: &[BucketInfo],
+    cancel: &dyn Fn() -> bool,
+) -> Result<Option<BucketInfo>, StoreError> {
+    check_sources(dir, sources)?;
+    let (first, last) = (sources[0].first_id, sources[sources.len() - 1].id);
+    let tmp = dir.join(tmp_merge_name(first, last));
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp).at(&tmp)?;
+    }
+    std::fs::create_dir(&tmp).at(&tmp)?;
+    let paths: Vec<PathBuf> = sources.iter().map(|s| s.path.clone()).collect();
+    let meta = match write_merged(&tmp, &paths, last, cancel) {
+        Ok(Some(m)) => m,
+        Ok(None) => {
+            std::fs::remove_dir_all(&tmp).at(&tmp)?;
+            return Ok(None);
+        }
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+    };
+    fsync_dir(&tmp)?;
+    let (min, max) = (meta.min_secs(), meta.max_secs());
+    let path = dir.join(merged_name(first, last, min, max));
+    std::fs::rename(&tmp, &path).at(&path)?;
+    fsync_dir(dir)?;
+    Ok(Some(BucketInfo {
+        path,
+        id: last,
+        first_id: first,
+        kind: BucketKind::Warm,
+        min_time_secs: min,
+        max_time_secs: max,
+    }))
+}
+
+/// Refuses anything but two or more warm buckets of `dir` with contiguous ids.
+fn check_sources(dir: &Path, sources: &[BucketInfo]) -> Result<(), StoreError> {
+    let bad = |r: &str| {
+        Err(StoreError::Limit(format!(
+            "cannot merge in {}: {r}",
+            dir.display()
+        )))
+    };
+    if sources.len() < 2 {
+        return bad("a merge needs at least two buckets");
+    }
+    for (i, s) in sources.iter().enumerate() {
+        if s.kind != BucketKind::Warm || s.path.parent() != Some(dir) {
+            return bad("only warm buckets of this index can be merged");
+        }
+        if i > 0 && sources[i - 1].id.checked_add(1) != Some(s.first_id) {
+            return bad("the buckets' ids are not contiguous");
+        }
+    }
+    Ok(())
+}
+
+/// Merged dictionary of one metadata column: names in order of first appearance, with their
+/// statistics.
+#[derive(Default)]
+struct Dict {
+    ids: HashMap<String, u32>,
+    stats: Vec<ValueStats>,
+}
+
+impl Dict {
+    /// The merged id of each of a source's values (given by their statistics, in dictionary
+    /// order), combining the statistics.
+    fn remap(&mut self, source: &[ValueStats]) -> Vec<u32> {
+        source
+            .iter()
+            .map(|s| {
+                let id = *self.ids.entry(s.name.clone()).or_insert_with(|| {
+                    self.stats.push(ValueStats {
+                        name: s.name.clone(),
+                        count: 0,
+                        first_time: i64::MAX,
+                        last_time: i64::MIN,
+                    });
+                    (self.stats.len() - 1) as u32
+                });
+                let m = &mut self.stats[id as usize];
+                m.count += s.count;
+                m.first_time = m.first_time.min(s.first_time);
+                m.last_time = m.last_time.max(s.last_time);
+                id
+            })
+            .collect()
+    }
+
+    fn names(&self) -> Vec<String> {
+        self.stats.iter().map(|s| s.name.clone()).collect()
+    }
+}
+
+/// Writes every file of the merged bucket `id` into `tmp` from the warm buckets at `sources`
+/// (in order). `Ok(None)`: cancelled.
+fn write_merged(
+    tmp: &Path,
+    sources: &[PathBuf],
+    id: u64,
+    cancel: &dyn Fn() -> bool,
+) -> Result<Option<BucketMeta>, StoreError> {
+    let mut journal = JournalSink::with_dictionary(&tmp.join(JOURNAL_FILE), magic::JOURNAL)?;
+    let cols_path = tmp.join(COLUMNS_FILE);
+    let mut cols_out = Vec::new();
+    let mut enc = Encoder::new(&cols_out).at(&cols_path)?;
+    let mut open = Columns::new();
+    let mut dicts: [Dict; 3] = Default::default();
+    let mut meta = BucketMeta {
+        id,
+        min_time: i64::MAX,
+        max_time: i64::MIN,
+        ..Default::default()
+    };
+    let mut bases = Vec::with_capacity(sources.len());
+    let (mut slice_base, mut term_capacity) = (0u32, 0u64);
+    let limit = |what: &str| StoreError::Limit(format!("merged bucket would exceed {what}"));
+    // Journal, columns and metadata: one source open at a time.
+    for path in sources {
+        if cancel() {
+            return Ok(None);
+        }
+        let b = WarmBucket::open(path)?;
+        let m = b.meta();
+        let base = u32::try_from(meta.event_count)
+            .ok()
+            .filter(|base| (*base as u64) + m.event_count < u32::MAX as u64)
+            .ok_or_else(|| limit("2^32-1 events"))?;
+        bases.push(base);
+        term_capacity += m.term_count;
+        meta.event_count += m.event_count;
+        meta.raw_bytes += m.raw_bytes;
+        meta.min_time = meta.min_time.min(m.min_time);
+        meta.max_time = meta.max_time.max(m.max_time);
+        let remap = [
+            dicts[0].remap(&m.hosts),
+            dicts[1].remap(&m.sources),
+            dicts[2].remap(&m.sourcetypes),
+        ];
+        let mut scratch = b.scratch()?;
+        let nslices = u32::try_from(b.slices().len()).map_err(|_| limit("2^32 slices"))?;
+        for n in 0..nslices {
+            journal.put(slice_base + n, b.slice(n, &mut scratch)?)?;
+        }
+        let cols = b.columns()?;
+        let mapped = |k: usize, v: u32| {
+            remap[k].get(v as usize).copied().ok_or_else(|| {
+                StoreError::corrupt(path, "dictionary id beyond the metadata's values")
+            })
+        };
+        for i in 0..cols.len() {
+            open.times.push(cols.times[i]);
+            open.index_times.push(cols.index_times[i]);
+            open.slice.push(slice_base + cols.slice[i]);
+            open.offset.push(cols.offset[i]);
+            open.raw_len.push(cols.raw_len[i]);
+            open.host.push(mapped(0, cols.host[i])?);
+            open.source.push(mapped(1, cols.source[i])?);
+            open.sourcetype.push(mapped(2, cols.sourcetype[i])?);
+            open.linecount.push(cols.linecount[i]);
+            let (s, e) = (
+                cols.field_start[i] as usize,
+                cols.field_start[i + 1] as usize,
+            );
+            open.field_blob.extend_from_slice(&cols.field_blob[s..e]);
+            open.field_start.push(open.field_blob.len() as u64);
+            if open.len() == COLUMNS_BLOCK_EVENTS as usize {
+                enc.push(&open, &mut cols_out).at(&cols_path)?;
+                open = Columns::new();
+            }
+        }
+        slice_base = slice_base
+            .checked_add(nslices)
+            .ok_or_else(|| limit("2^32 slices"))?;
+    }
+    enc.push(&open, &mut cols_out).at(&cols_path)?;
+    drop(open);
+    let names = dicts.each_ref().map(Dict::names);
+    enc.finish([&names[0], &names[1], &names[2]], &mut cols_out)
+        .at(&cols_path)?;
+    append_footer(&mut cols_out, magic::COLUMNS);
+    write_file(&cols_path, &cols_out)?;
+    drop(cols_out);
+
+    let (_, slices, dict) = journal.finish()?;
+    let mut buf = Vec::new();
+    encode_slices_file(&slices, &dict, &mut buf);
+    append_footer(&mut buf, magic::SLICES);
+    write_file(&tmp.join(SLICES_FILE), &buf)?;
+
+    let Some(terms) = merge_terms(tmp, sources, &bases, term_capacity, cancel)? else {
+        return Ok(None);
+    };
+    meta.term_count = terms;
+    let [hosts, srcs, sourcetypes] = dicts;
+    (meta.hosts, meta.sources, meta.sourcetypes) = (hosts.stats, srcs.stats, sourcetypes.stats);
+    buf.clear();
+    serde_json::to_writer_pretty(&mut buf, &meta)
+        .map_err(|e| StoreError::io(tmp.join(META_FILE), e.into()))?;
+    append_footer(&mut buf, magic::META);
+    write_file(&tmp.join(META_FILE), &buf)?;
+    Ok(Some(meta))
+}
+
+/// One source's lexicon, walked block by block.
+struct Cursor {
+    bucket: WarmBucket,
+    base: u32,
+    block: usize,
+    entries: Vec<(Vec<u8>, u64)>,
+    pos: usize,
+    lex: LexScratch,
+    postings: BlockScratch,
+}
+
+impl Cursor {
+    /// The next `(term, value)`, loading the next block when this one is used up.
+    fn next(&mut self) -> Result<Option<(Vec<u8>, u64)>, StoreError> {
+        loop {
+            if let Some(e) = self.entries.get_mut(self.pos) {
+                self.pos += 1;
+                return Ok(Some((std::mem::take(&mut e.0), e.1)));
+            }
+            let lexicon = self.bucket.lexicon()?;
+            if self.block >= lexicon.block_count() {
+                return Ok(None);
+            }
+            lexicon.block_entries(self.block, &mut self.lex, &mut self.entries)?;
+            self.block += 1;
+            self.pos = 0;
+        }
+    }
+}
+
+/// Writes lexicon, postings and bloom filter of the merged bucket: the sources' terms in
+/// order, each with the sources' postings shifted by their `bases`. Returns the number of
+/// distinct terms (`None`: cancelled).
+fn merge_terms(
+    tmp: &Path,
+    sources: &[PathBuf],
+    bases: &[u32],
+    capacity: u64,
+    cancel: &dyn Fn() -> bool,
+) -> Result<Option<u64>, StoreError> {
+    let mut cursors = Vec::with_capacity(sources.len());
+    for (path, &base) in sources.iter().zip(bases) {
+        cursors.push(Cursor {
+            bucket: WarmBucket::open(path)?,
+            base,
+            block: 0,
+            entries: Vec::new(),
+            pos: 0,
+            lex: LexScratch::default(),
+            postings: BlockScratch::default(),
+        });
+    }
+    // Min-heap of each cursor's next term (ties: the earlier source first).
+    let mut heap = BinaryHeap::new();
+    for (k, c) in cursors.iter_mut().enumerate() {
+        if let Some((term, value)) = c.next()? {
+            heap.push(std::cmp::Reverse((term, k, value)));
+        }
+    }
+    let mut w = TermsWriter::create(tmp, capacity)?;
+    let mut list: Vec<u32> = Vec::new();
+    let mut done = 0u64;
+    while let Some(std::cmp::Reverse((term, k, value))) = heap.pop() {
+        list.clear();
+        let mut add = |k: usize, value: u64, heap: &mut BinaryHeap<_>| -> Result<(), StoreError> {
+            let c = &mut cursors[k];
+            let bm = c.bucket.postings_at(value, &mut c.postings)?;
+            list.extend(bm.iter().map(|n| c.base + n));
+            if let Some((t, v)) = c.next()? {
+                heap.push(std::cmp::Reverse((t, k, v)));
+            }
+            Ok(())
+        };
+        add(k, value, &mut heap)?;
+        while heap.peek().is_some_and(|r| r.0 .0 == term) {
+            let std::cmp::Reverse((_, k2, v2)) = heap.pop().expect("peeked");
+            add(k2, v2, &mut heap)?;
+        }
+        w.add(&term, &list)?;
+        done += 1;
+        if done.is_multiple_of(65_536) && cancel() {
+            return Ok(None);
+        }
+    }
+    w.finish().map(Some)
+}
+
+/// Deletes every warm bucket of `dir` that a merged bucket covers (the sources of finished
+/// merges) and fsyncs the directory. Returns how many it deleted. Searches of this process
+/// that still hold an opened source keep reading it (its files stay open); one that listed a
+/// source but had not opened it gets [`StoreError::Merged`].
+pub fn remove_covered(dir: &Path) -> Result<u32, StoreError> {
+    let mut all = Vec::new();
+    for entry in std::fs::read_dir(dir).at(dir)? {
+        let entry = entry.at(dir)?;
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+            continue;
+        };
+        if let Some((BucketKind::Warm, first, id, min, max)) = crate::layout::parse_bucket(&name) {
+            all.push(BucketInfo {
+                path: entry.path(),
+                id,
+                first_id: first,
+                kind: BucketKind::Warm,
+                min_time_secs: min,
+                max_time_secs: max,
+            });
+        }
+    }
+    let mut removed = 0;
+    for (b, hidden) in all.iter().zip(covered(&all)) {
+        if hidden {
+            std::fs::remove_dir_all(&b.path).at(&b.path)?;
+            removed += 1;
+        }
+    }
+    if removed > 0 {
+        fsync_dir(dir)?;
+    }
+    Ok(removed)
+}
+
+/// The merges worth doing now in `dir`: groups of at least two warm buckets of contiguous ids,
+/// each smaller than half of `target` bytes of raw, oldest first, adding buckets while the
+/// group stays within `target`; a group is returned once it holds at least three quarters of
+/// `target` (so each event is merged about once). Reads the metadata of the warm buckets.
+pub fn plan(dir: &Path, target: u64) -> Result<Vec<Vec<BucketInfo>>, StoreError> {
+    let buckets = list_buckets(dir)?;
+    let mut out = Vec::new();
+    let mut group: Vec<BucketInfo> = Vec::new();
+    let mut total = 0u64;
+    let flush = |group: &mut Vec<BucketInfo>, total: &mut u64, out: &mut Vec<Vec<BucketInfo>>| {
+        if group.len() >= 2 && *total >= target / 4 * 3 {
+            out.push(std::mem::take(group));
+        }
+        group.clear();
+        *total = 0;
+    };
+    for b in buckets {
+        let raw = match b.kind {
+            BucketKind::Hot => None,
+            BucketKind::Warm => Some(raw_bytes(&b.path)?),
+        };
+        let contiguous = group.last().is_some_and(|l| l.id + 1 == b.first_id);
+        let Some(raw) = raw.filter(|&r| r < target / 2) else {
+            flush(&mut group, &mut total, &mut out);
+            continue;
+        };
+        if !contiguous || total + raw > target {
+            flush(&mut group, &mut total, &mut out);
+        }
+        group.push(b);
+        total += raw;
+    }
+    flush(&mut group, &mut total, &mut out);
+    Ok(out)
+}
+
+/// Raw bytes of the warm bucket at `path`, from its metadata.
+fn raw_bytes(path: &Path) -> Result<u64, StoreError> {
+    let p = path.join(META_FILE);
+    let body = crate::footer::read_verified(&p, magic::META)?;
+    let meta: BucketMeta = serde_json::from_slice(&body)
+        .map_err(|e| StoreError::corrupt(&p, format!("bad JSON: {e}")))?;
+    Ok(meta.raw_bytes)
+}

@@ -1,0 +1,274 @@
+//! Merging warm buckets: the merged bucket holds the sources' events in order with the same
+//! answers to every term query (event numbers shifted), listings show either the sources or
+//! the merged bucket, recovery finishes an interrupted merge, and a writer merges in the
+//! background and on close.
+
+mod common;
+
+use common::{event, read_all};
+use lode_event::Event;
+use lode_store::merge::{merge, plan, remove_covered};
+use lode_store::{
+    fsck, list_buckets, open_bucket, BucketInfo, BucketKind, IndexConfig, IndexWriter, TermQuery,
+};
+use proptest::prelude::*;
+use roaring::RoaringBitmap;
+
+/// A writer config rolling every `events` events, never merging by itself.
+fn small(events: u64) -> IndexConfig {
+    IndexConfig {
+        max_bucket_events: events,
+        max_merged_raw_bytes: 0,
+        ..IndexConfig::default()
+    }
+}
+
+/// Writes events `0..n` into `dir` in buckets of `per` events, returns the warm buckets.
+fn index(dir: &std::path::Path, n: u64, per: u64) -> Vec<BucketInfo> {
+    let (w, _) = IndexWriter::open(dir, small(per)).unwrap();
+    for chunk in (0..n).collect::<Vec<_>>().chunks(per as usize) {
+        w.append(&chunk.iter().map(|&i| event(i)).collect::<Vec<_>>())
+            .unwrap();
+    }
+    w.close().unwrap();
+    let b = list_buckets(dir).unwrap();
+    assert!(b.iter().all(|b| b.kind == BucketKind::Warm));
+    b
+}
+
+fn never() -> bool {
+    false
+}
+
+/// Terms that hit many, few and no events, field terms and prefixes.
+fn queries() -> Vec<TermQuery> {
+    let t = |s: &str| TermQuery::Term(s.as_bytes().to_vec());
+    vec![
+        t("error"),
+        t("info"),
+        t("seq=7"),
+        t("host::web-01"),
+        t("sourcetype::app:json"),
+        t("env::prod"),
+        t("frame"),
+        t("nothing-here"),
+        TermQuery::Prefix(b"u".to_vec()),
+        TermQuery::And(vec![t("error"), t("host::web-03")]),
+        TermQuery::Not(Box::new(t("200"))),
+        TermQuery::All,
+    ]
+}
+
+/// What the sources answer, laid end to end as the merge numbers events.
+fn expected(sources: &[BucketInfo], q: &TermQuery) -> RoaringBitmap {
+    let mut out = RoaringBitmap::new();
+    let mut base = 0u32;
+    for s in sources {
+        let b = open_bucket(s).unwrap();
+        out.extend(b.eval(q).unwrap().iter().map(|n| base + n));
+        base += b.meta().event_count as u32;
+    }
+    out
+}
+
+#[test]
+fn merged_bucket_answers_like_its_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    // 4096-event column blocks: sources of 3000 events put block edges mid-source.
+    let sources = index(dir.path(), 12_345, 3000);
+    assert_eq!(sources.len(), 5);
+    let events: Vec<Event> = sources
+        .iter()
+        .flat_map(|s| read_all(open_bucket(s).unwrap().as_ref()))
+        .collect();
+    let answers: Vec<RoaringBitmap> = queries().iter().map(|q| expected(&sources, q)).collect();
+
+    let merged = merge(dir.path(), &sources[1..4], &never).unwrap().unwrap();
+    assert_eq!((merged.first_id, merged.id), (sources[1].id, sources[3].id));
+    let listed = list_buckets(dir.path()).unwrap();
+    assert_eq!(
+        listed,
+        vec![sources[0].clone(), merged.clone(), sources[4].clone()]
+    );
+    // Sources stay on disk (hidden) until removed.
+    assert!(sources[2].path.exists());
+    assert_eq!(remove_covered(dir.path()).unwrap(), 3);
+    assert!(!sources[2].path.exists());
+
+    let again: Vec<Event> = listed
+        .iter()
+        .flat_map(|s| read_all(open_bucket(s).unwrap().as_ref()))
+        .collect();
+    assert_eq!(again, events);
+    for (q, want) in queries().iter().zip(&answers) {
+        assert_eq!(&expected(&listed, q), want, "{q:?}");
+    }
+    let m = open_bucket(&merged).unwrap();
+    let meta = m.meta();
+    assert_eq!(meta.event_count, 9000);
+    assert_eq!(meta.id, merged.id);
+    let hosts: u64 = meta.hosts.iter().map(|h| h.count).sum();
+    assert_eq!(hosts, 9000);
+    assert_eq!(meta.hosts.len(), 4);
+    assert_eq!(m.host_names().len(), 4);
+    // Per-value statistics agree with the events.
+    for (id, h) in meta.hosts.iter().enumerate() {
+        let n = m.host_ids().iter().filter(|&&x| x as usize == id).count() as u64;
+        assert_eq!(n, h.count, "{}", h.name);
+    }
+    for i in [0u32, 2999, 3000, 4095, 4096, 8999] {
+        let mut f = Vec::new();
+        m.index_fields(i, &mut f).unwrap();
+        assert_eq!(f, events[3000 + i as usize].fields);
+        assert_eq!(m.time(i).unwrap(), events[3000 + i as usize].time);
+    }
+    assert!(fsck(dir.path(), false).unwrap().is_empty());
+
+    // Merged buckets merge again.
+    let all = list_buckets(dir.path()).unwrap();
+    let whole = merge(dir.path(), &all, &never).unwrap().unwrap();
+    assert_eq!((whole.first_id, whole.id), (sources[0].id, sources[4].id));
+    remove_covered(dir.path()).unwrap();
+    assert_eq!(list_buckets(dir.path()).unwrap(), vec![whole.clone()]);
+    assert_eq!(read_all(open_bucket(&whole).unwrap().as_ref()), events);
+    for (q, want) in queries().iter().zip(&answers) {
+        assert_eq!(&expected(std::slice::from_ref(&whole), q), want, "{q:?}");
+    }
+}
+
+#[test]
+fn refuses_what_it_cannot_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = index(dir.path(), 900, 300);
+    let gap = [b[0].clone(), b[2].clone()];
+    let err = merge(dir.path(), &gap, &never).unwrap_err().to_string();
+    assert!(err.contains("not contiguous"), "{err}");
+    let err = merge(dir.path(), &b[..1], &never).unwrap_err().to_string();
+    assert!(err.contains("at least two"), "{err}");
+    // Cancelled: nothing published, no temporary directory left.
+    assert!(merge(dir.path(), &b, &|| true).unwrap().is_none());
+    assert_eq!(list_buckets(dir.path()).unwrap(), b);
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert!(names.iter().all(|n| !n.starts_with("tmp_")), "{names:?}");
+}
+
+#[test]
+fn recovery_finishes_an_interrupted_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = index(dir.path(), 900, 300);
+    // Published, sources not yet deleted (a crash, or a close within the grace period).
+    let merged = merge(dir.path(), &b[..2], &never).unwrap().unwrap();
+    // And a merge that never reached its rename.
+    std::fs::create_dir(dir.path().join("tmp_1-2")).unwrap();
+    let (w, report) = IndexWriter::open(dir.path(), small(300)).unwrap();
+    assert_eq!(report.merged_sources_removed, 2);
+    assert!(!b[0].path.exists() && !dir.path().join("tmp_1-2").exists());
+    assert_eq!(
+        list_buckets(dir.path()).unwrap(),
+        vec![merged, b[2].clone()]
+    );
+    // New buckets get ids after the merged range.
+    w.append(&[event(5000)]).unwrap();
+    w.close().unwrap();
+    let ids: Vec<u64> = list_buckets(dir.path())
+        .unwrap()
+        .iter()
+        .map(|b| b.id)
+        .collect();
+    assert_eq!(ids, vec![1, 2, 3]);
+}
+
+#[test]
+fn writer_merges_in_the_background_and_on_close() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw: u64 = (0..3000).map(|i| event(i).raw.len() as u64).sum();
+    let cfg = IndexConfig {
+        max_bucket_events: 250,
+        // About four buckets per merge.
+        max_merged_raw_bytes: raw / 3,
+        merge_grace_secs: 0,
+        ..IndexConfig::default()
+    };
+    let (w, _) = IndexWriter::open(dir.path(), cfg.clone()).unwrap();
+    for chunk in (0..3000u64).collect::<Vec<_>>().chunks(125) {
+        w.append(&chunk.iter().map(|&i| event(i)).collect::<Vec<_>>())
+            .unwrap();
+    }
+    w.roll().unwrap();
+    w.merge().unwrap();
+    let listed = list_buckets(dir.path()).unwrap();
+    assert!(listed.len() < 12, "{} buckets", listed.len());
+    assert!(listed.iter().any(|b| b.first_id != b.id));
+    w.close().unwrap();
+    // Every event exactly once.
+    let mut seqs: Vec<u64> = list_buckets(dir.path())
+        .unwrap()
+        .iter()
+        .flat_map(|b| read_all(open_bucket(b).unwrap().as_ref()))
+        .map(|e| {
+            let s = e.raw.split("seq=").nth(1).unwrap();
+            s.split(' ').next().unwrap().parse().unwrap()
+        })
+        .collect();
+    seqs.sort_unstable();
+    assert_eq!(seqs, (0..3000).collect::<Vec<_>>());
+    // Nothing left to merge, and no hidden source left on disk.
+    assert!(plan(dir.path(), cfg.max_merged_raw_bytes)
+        .unwrap()
+        .is_empty());
+    assert_eq!(remove_covered(dir.path()).unwrap(), 0);
+    assert!(fsck(dir.path(), false).unwrap().is_empty());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// Any split of a random run of events into buckets merges into a bucket that reads back
+    /// the same events and answers every term of the events like the sources.
+    #[test]
+    fn merge_preserves_events_and_postings(
+        seeds in proptest::collection::vec(0u64..5000, 2..400),
+        per in 1u64..120,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let (w, _) = IndexWriter::open(dir.path(), small(per)).unwrap();
+        for chunk in seeds.chunks(per as usize) {
+            w.append(&chunk.iter().map(|&i| event(i)).collect::<Vec<_>>()).unwrap();
+        }
+        w.close().unwrap();
+        let sources = list_buckets(dir.path()).unwrap();
+        prop_assume!(sources.len() >= 2);
+        let events: Vec<Event> = sources
+            .iter()
+            .flat_map(|s| read_all(open_bucket(s).unwrap().as_ref()))
+            .collect();
+        let mut terms: Vec<TermQuery> = queries();
+        for e in events.iter().take(5) {
+            for word in e.raw.split([' ', '\n', '=', '/', '?']).filter(|w| !w.is_empty()) {
+                terms.push(TermQuery::Term(word.to_ascii_lowercase().into_bytes()));
+            }
+        }
+        let want: Vec<RoaringBitmap> = terms.iter().map(|q| expected(&sources, q)).collect();
+        let merged = merge(dir.path(), &sources, &never).unwrap().unwrap();
+        let m = open_bucket(&merged).unwrap();
+        prop_assert_eq!(read_all(m.as_ref()), events);
+        for (q, want) in terms.iter().zip(&want) {
+            prop_assert_eq!(&m.eval(q).unwrap(), want, "{:?}", q);
+        }
+        prop_assert_eq!(m.meta().term_count, {
+            let mut all = std::collections::BTreeSet::new();
+            for s in &sources {
+                let b = lode_store::WarmBucket::open(&s.path).unwrap();
+                let lex = b.lexicon().unwrap();
+                lex.walk(b"", &mut Default::default(), &mut |t, _| {
+                    all.insert(t.to_vec());
+                    Ok(true)
+                }).unwrap();
+            }
+            all.len() as u64
+        });
+    }
+}
