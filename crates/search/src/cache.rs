@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use lode_store::consts::{BLOOM_FILE, COLUMNS_FILE, LEXICON_FILE, META_FILE, SLICES_FILE};
+use lode_store::consts::{COLUMNS_FILE, LEXICON_FILE, META_FILE, SLICES_FILE};
 use lode_store::{BucketRead, StoreError, WarmBucket};
 
 /// A shared bucket reader.
@@ -233,7 +233,8 @@ fn evict_to(g: &mut Inner, limit: u64) {
 /// How much memory a warm reader holds: a fixed part and a part per decoded column block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sizing {
-    /// Metadata, bloom filter, slice table, lexicon block index and overhead, bytes.
+    /// Metadata, bloom filter (when held whole: older buckets), slice table, lexicon block index
+    /// and overhead, bytes.
     pub fixed: u64,
     /// One decoded column block, bytes (estimated).
     pub per_block: u64,
@@ -254,7 +255,7 @@ impl Sizing {
         Sizing {
             fixed: READER_OVERHEAD
                 + size(META_FILE)
-                + size(BLOOM_FILE)
+                + reader.bloom_bytes()
                 + size(SLICES_FILE)
                 + lode_store::terms::lexicon::index_len(&path.join(LEXICON_FILE)),
             per_block,
@@ -426,7 +427,7 @@ mod tests {
     fn corrupt_bucket_is_an_error_and_not_cached() {
         let dir = tempfile::tempdir().unwrap();
         let paths = index(dir.path(), 1);
-        std::fs::write(paths[0].join(BLOOM_FILE), b"garbage").unwrap();
+        std::fs::write(paths[0].join(lode_store::consts::BLOOM_FILE), b"garbage").unwrap();
         let c = BucketCache::new(DEFAULT_BUDGET_BYTES);
         assert!(c.open_warm(&paths[0]).is_err());
         assert_eq!(c.stats().entries, 0);

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use roaring::RoaringBitmap;
 
-use crate::bloom::Bloom;
+use crate::bloom::BloomFile;
 use crate::bucket::journal::{decode_slices, read_slice, split_slices_file, SliceEntry};
 use crate::bucket::{read_events_with, BucketRead, EventView, IndexedFields, SliceSource};
 use crate::columns::lazy::ColumnsFile;
@@ -34,7 +34,7 @@ use crate::terms::lexicon::{LexScratch, Lexicon};
 pub struct WarmBucket {
     path: PathBuf,
     meta: BucketMeta,
-    bloom: Bloom,
+    bloom: BloomFile,
     /// Loaded on first use; a failure is kept and reported on every use.
     /// Its block index, read on first use; blocks are read per lookup.
     lexicon: OnceLock<Result<Lexicon, StoreError>>,
@@ -78,8 +78,7 @@ impl WarmBucket {
         let (postings, postings_len) = open_checked(&ppath, magic::POSTINGS)?;
         let blocks = read_block_table(&ppath, &postings, postings_len)?;
         let bpath = path.join(BLOOM_FILE);
-        let bloom = Bloom::decode(&read_verified(&bpath, magic::BLOOM)?)
-            .map_err(|r| StoreError::corrupt(&bpath, r))?;
+        let bloom = BloomFile::open(&bpath)?;
         let lens = slices.iter().map(|s| s.ulen).collect();
         let cols = ColumnsFile::open(&path.join(COLUMNS_FILE), meta.event_count, lens)?;
         Ok(WarmBucket {
@@ -120,6 +119,14 @@ impl WarmBucket {
         {
             Ok(m) => Ok(m),
             Err(e) => Err(e.duplicate()),
+        }
+    }
+
+    /// Bytes of bloom filter the reader holds in memory (0 when it reads it page by page).
+    pub fn bloom_bytes(&self) -> u64 {
+        match &self.bloom {
+            BloomFile::Loaded(b) => b.bytes(),
+            BloomFile::Paged { .. } => 0,
         }
     }
 
