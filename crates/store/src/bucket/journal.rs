@@ -98,6 +98,120 @@ pub fn split_slices_file<'a>(
     Ok((&body[..at], &body[at..n]))
 }
 
+/// Last u64 of a `slices.dat` body holding several dictionaries (a merged bucket's): never a
+/// dictionary length, which is what the single-dictionary layout ends with.
+const MULTI: u64 = u64::MAX;
+
+/// The journal's zstd dictionaries and which one each slice was compressed with. A bucket
+/// written from events has one (possibly empty: none); a merged bucket keeps each source's,
+/// since it copies their compressed slices as they are.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Dicts {
+    /// Dictionary bytes; an empty one means "compressed without".
+    pub dicts: Vec<Vec<u8>>,
+    /// Dictionary of each slice; empty when there is one dictionary for all.
+    pub of_slice: Vec<u32>,
+}
+
+impl Dicts {
+    /// Index into [`Dicts::dicts`] of slice `n`.
+    pub fn index(&self, n: usize) -> usize {
+        self.of_slice.get(n).map_or(0, |&d| d as usize)
+    }
+
+    /// Total dictionary bytes.
+    pub fn bytes(&self) -> usize {
+        self.dicts.iter().map(Vec::len).sum()
+    }
+}
+
+/// Encodes the body of `slices.dat` with several dictionaries: the slice table, each slice's
+/// dictionary number (u32), the dictionaries, their lengths (u64 each), their count (u64) and
+/// the marker `u64::MAX`.
+pub fn encode_slices_file_multi(slices: &[SliceEntry], dicts: &Dicts, out: &mut Vec<u8>) {
+    debug_assert_eq!(dicts.of_slice.len(), slices.len());
+    encode_slices(slices, out);
+    for d in &dicts.of_slice {
+        out.extend_from_slice(&d.to_le_bytes());
+    }
+    for d in &dicts.dicts {
+        out.extend_from_slice(d);
+    }
+    for d in &dicts.dicts {
+        out.extend_from_slice(&(d.len() as u64).to_le_bytes());
+    }
+    out.extend_from_slice(&(dicts.dicts.len() as u64).to_le_bytes());
+    out.extend_from_slice(&MULTI.to_le_bytes());
+}
+
+/// Decodes a `slices.dat` body of either layout against the journal body length: the slice
+/// table and the dictionaries.
+pub fn parse_slices_file(
+    path: &Path,
+    body: &[u8],
+    journal_len: u64,
+) -> Result<(Vec<SliceEntry>, Dicts), StoreError> {
+    let bad = |r: &str| StoreError::corrupt(path, r);
+    let u64_at = |end: usize| -> Result<u64, StoreError> {
+        end.checked_sub(8)
+            .and_then(|s| body.get(s..end))
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8")))
+            .ok_or_else(|| bad("slice file too short"))
+    };
+    if u64_at(body.len())? != MULTI {
+        let (table, dict) = split_slices_file(path, body)?;
+        let slices = decode_slices(path, table, journal_len)?;
+        let dicts = Dicts {
+            dicts: vec![dict.to_vec()],
+            of_slice: Vec::new(),
+        };
+        return Ok((slices, dicts));
+    }
+    let mut end = body.len() - 8;
+    let n = usize::try_from(u64_at(end)?)
+        .ok()
+        .filter(|&n| n <= body.len() / 8)
+        .ok_or_else(|| bad("dictionary count out of range"))?;
+    end -= 8;
+    let lens_at = end
+        .checked_sub(8 * n)
+        .ok_or_else(|| bad("dictionary lengths out of range"))?;
+    let mut lens = Vec::with_capacity(n);
+    for i in 0..n {
+        lens.push(u64_at(lens_at + 8 * (i + 1))?);
+    }
+    let total = lens
+        .iter()
+        .try_fold(0u64, |a, &l| a.checked_add(l))
+        .and_then(|t| usize::try_from(t).ok())
+        .ok_or_else(|| bad("dictionary lengths out of range"))?;
+    let dicts_at = lens_at
+        .checked_sub(total)
+        .ok_or_else(|| bad("dictionary lengths out of range"))?;
+    let mut dicts = Vec::with_capacity(n);
+    let mut at = dicts_at;
+    for l in lens {
+        dicts.push(body[at..at + l as usize].to_vec());
+        at += l as usize;
+    }
+    // The table's count says how many dictionary numbers precede the dictionaries.
+    let count = usize::try_from(u64_at(8)?).map_err(|_| bad("slice count out of range"))?;
+    let table_len = count
+        .checked_mul(SLICE_ENTRY_LEN)
+        .and_then(|l| l.checked_add(8))
+        .filter(|&l| l.checked_add(count * 4) == Some(dicts_at))
+        .ok_or_else(|| bad("slice count does not match the file length"))?;
+    let slices = decode_slices(path, &body[..table_len], journal_len)?;
+    let of_slice: Vec<u32> = body[table_len..dicts_at]
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().expect("4")))
+        .collect();
+    if of_slice.iter().any(|&d| d as usize >= n) {
+        return Err(bad("a slice names a missing dictionary"));
+    }
+    Ok((slices, Dicts { dicts, of_slice }))
+}
+
 /// Trains a zstd dictionary of at most [`JOURNAL_DICT_BYTES`] on every other
 /// [`JOURNAL_DICT_SAMPLE`]-byte piece of `slices` (half the bytes train as well as all of them
 /// on the generated corpus, at half the CPU); empty when training fails (too little or too
@@ -232,4 +346,63 @@ pub fn read_slice(
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(lens: &[u32]) -> Vec<SliceEntry> {
+        let mut at = 0;
+        lens.iter()
+            .map(|&l| {
+                let e = SliceEntry {
+                    offset: at,
+                    clen: l,
+                    ulen: l * 3,
+                    hash: at ^ 0x5a5a,
+                };
+                at += l as u64;
+                e
+            })
+            .collect()
+    }
+
+    #[test]
+    fn both_layouts_parse_and_damage_is_an_error() {
+        let p = Path::new("slices.dat");
+        let slices = entries(&[10, 20, 5]);
+        let mut single = Vec::new();
+        encode_slices_file(&slices, b"dict", &mut single);
+        let (s, d) = parse_slices_file(p, &single, 35).unwrap();
+        assert_eq!(s, slices);
+        assert_eq!(d.dicts, vec![b"dict".to_vec()]);
+        assert_eq!((d.index(0), d.index(2)), (0, 0));
+
+        let dicts = Dicts {
+            dicts: vec![b"one".to_vec(), Vec::new(), b"three!".to_vec()],
+            of_slice: vec![2, 0, 1],
+        };
+        let mut multi = Vec::new();
+        encode_slices_file_multi(&slices, &dicts, &mut multi);
+        let (s, d) = parse_slices_file(p, &multi, 35).unwrap();
+        assert_eq!((s, d.clone()), (slices.clone(), dicts));
+        assert_eq!(d.bytes(), 9);
+        // Every truncation and every flipped byte is refused or decodes to something checked,
+        // never a panic.
+        for cut in 0..multi.len() {
+            let _ = parse_slices_file(p, &multi[..cut], 35);
+        }
+        for i in 0..multi.len() {
+            let mut bad = multi.clone();
+            bad[i] ^= 0x41;
+            let _ = parse_slices_file(p, &bad, 35);
+        }
+        // A slice naming a missing dictionary.
+        let mut bad = multi.clone();
+        let at = 8 + 3 * SLICE_ENTRY_LEN;
+        bad[at..at + 4].copy_from_slice(&7u32.to_le_bytes());
+        assert!(parse_slices_file(p, &bad, 35).is_err());
+        assert!(parse_slices_file(p, &multi, 36).is_err());
+    }
 }

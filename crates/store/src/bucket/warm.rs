@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use roaring::RoaringBitmap;
 
 use crate::bloom::BloomFile;
-use crate::bucket::journal::{decode_slices, read_slice, split_slices_file, SliceEntry};
+use crate::bucket::journal::{decode_slices, parse_slices_file, read_slice, Dicts, SliceEntry};
 use crate::bucket::{read_events_with, BucketRead, EventView, IndexedFields, SliceSource};
 use crate::columns::lazy::ColumnsFile;
 use crate::columns::Columns;
@@ -43,11 +43,12 @@ pub struct WarmBucket {
     blocks: Vec<SliceEntry>,
     journal: File,
     slices: Vec<SliceEntry>,
-    /// zstd dictionary of the journal slices (empty: none).
-    dict: Vec<u8>,
-    /// `dict` digested for decompression on the first slice read (`None`: no dictionary), so
-    /// opening a bucket that a search reads no event of costs no digest.
-    ddict: OnceLock<Option<crate::dctx::Dict>>,
+    /// zstd dictionaries of the journal slices (one, possibly empty, unless merged).
+    dicts: Dicts,
+    /// Each of `dicts` digested for decompression on the first read of a slice using it
+    /// (`None`: an empty one), so opening a bucket that a search reads no event of costs no
+    /// digest.
+    ddicts: Vec<OnceLock<Option<crate::dctx::Dict>>>,
     /// Columns, decoded block by block on demand.
     cols: ColumnsFile,
 }
@@ -70,9 +71,8 @@ impl WarmBucket {
         let (journal, journal_len) = open_checked(&jpath, magic::JOURNAL)?;
         let spath = path.join(SLICES_FILE);
         let sbody = read_verified(&spath, magic::SLICES)?;
-        let (table, dict) = split_slices_file(&spath, &sbody)?;
-        let slices = decode_slices(&spath, table, journal_len)?;
-        let dict = dict.to_vec();
+        let (slices, dicts) = parse_slices_file(&spath, &sbody, journal_len)?;
+        let ddicts = dicts.dicts.iter().map(|_| OnceLock::new()).collect();
         open_checked(&path.join(LEXICON_FILE), magic::LEXICON)?;
         let ppath = path.join(POSTINGS_FILE);
         let (postings, postings_len) = open_checked(&ppath, magic::POSTINGS)?;
@@ -90,8 +90,8 @@ impl WarmBucket {
             blocks,
             journal,
             slices,
-            dict,
-            ddict: OnceLock::new(),
+            dicts,
+            ddicts,
             cols,
         })
     }
@@ -140,17 +140,32 @@ impl WarmBucket {
         &self.slices
     }
 
-    /// Bytes of the journal's zstd dictionary (0: slices are compressed without one).
+    /// Bytes of the journal's zstd dictionaries (0: slices are compressed without one).
     pub fn journal_dict_len(&self) -> usize {
-        self.dict.len()
+        self.dicts.bytes()
     }
 
-    /// The journal's dictionary, digested on first use (`None`: slices have none).
-    fn journal_dict(&self) -> Result<Option<&crate::dctx::Dict>, StoreError> {
-        let d = self
-            .ddict
-            .get_or_init(|| crate::dctx::Dict::new(&self.dict));
-        if d.is_none() && !self.dict.is_empty() {
+    /// The journal's dictionaries and which slice uses which.
+    pub fn journal_dicts(&self) -> &Dicts {
+        &self.dicts
+    }
+
+    /// The journal file (its body: the compressed slices the slice table locates).
+    pub(crate) fn journal_file(&self) -> &File {
+        &self.journal
+    }
+
+    /// The dictionary of slice `n`, digested on first use (`None`: compressed without one).
+    fn journal_dict(&self, n: u32) -> Result<Option<&crate::dctx::Dict>, StoreError> {
+        let i = self.dicts.index(n as usize);
+        let (Some(bytes), Some(cell)) = (self.dicts.dicts.get(i), self.ddicts.get(i)) else {
+            return Err(StoreError::corrupt(
+                self.path.join(SLICES_FILE),
+                format!("slice {n} names a missing dictionary"),
+            ));
+        };
+        let d = cell.get_or_init(|| crate::dctx::Dict::new(bytes));
+        if d.is_none() && !bytes.is_empty() {
             return Err(StoreError::corrupt(
                 self.path.join(SLICES_FILE),
                 "the journal dictionary could not be loaded",
@@ -293,7 +308,7 @@ impl SliceSource for WarmBucket {
                 &self.journal,
                 e,
                 &mut s.comp,
-                self.journal_dict()?,
+                self.journal_dict(n)?,
                 &mut s.out,
             )?;
             s.loaded = Some(n);

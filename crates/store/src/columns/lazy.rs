@@ -116,21 +116,32 @@ impl ColumnsFile {
             ));
         };
         let load = || -> Result<Columns, StoreError> {
-            let e = &self.head.blocks[i];
-            let mut comp = vec![0u8; e.clen as usize];
-            self.file
-                .read_exact_at(&mut comp, e.offset)
-                .at(&self.path)?;
             let mut cols = Columns::new();
-            decode_block_at(&self.path, &self.head, i, &comp, &mut Vec::new(), &mut cols)?;
-            self.decoded.fetch_add(1, Ordering::Relaxed);
-            cols.check_slices(&self.path, &self.slice_lens, e.first)?;
+            self.decode_block(i, &mut cols)?;
             Ok(cols)
         };
         match cell.get_or_init(load) {
             Ok(c) => Ok(c),
             Err(e) => Err(e.duplicate()),
         }
+    }
+
+    /// Decodes block `i` into `into` (cleared first; events numbered from the block's first, no
+    /// dictionaries) without caching it: a merge reads each block once.
+    pub fn decode_block(&self, i: usize, into: &mut Columns) -> Result<(), StoreError> {
+        let e = self
+            .head
+            .blocks
+            .get(i)
+            .ok_or_else(|| StoreError::corrupt(&self.path, format!("no columns block {i}")))?;
+        let mut comp = vec![0u8; e.clen as usize];
+        self.file
+            .read_exact_at(&mut comp, e.offset)
+            .at(&self.path)?;
+        *into = Columns::new();
+        decode_block_at(&self.path, &self.head, i, &comp, &mut Vec::new(), into)?;
+        self.decoded.fetch_add(1, Ordering::Relaxed);
+        into.check_slices(&self.path, &self.slice_lens, e.first)
     }
 
     /// `_time` of event `n`, µs: from the whole-file columns if decoded, else from its block.
