@@ -219,6 +219,7 @@ pub(crate) fn read_events_with<S: SliceSource>(
     f: &mut dyn FnMut(EventView<'_>) -> bool,
 ) -> Result<(), StoreError> {
     let mut scratch = src.scratch()?;
+    let mut block = None;
     let mut fields = Vec::new();
     let count = cols.event_count();
     let [hosts, sources, sourcetypes] = cols.dicts();
@@ -229,7 +230,7 @@ pub(crate) fn read_events_with<S: SliceSource>(
                 path.display()
             )));
         }
-        let (cols, i) = cols.locate(id as usize)?;
+        let (cols, i) = cols.locate_streaming(id as usize, &mut block)?;
         let data = src.slice(cols.slice[i], &mut scratch)?;
         let (o, l) = (cols.offset[i] as usize, cols.raw_len[i] as usize);
         let raw = data

@@ -195,6 +195,28 @@ impl EventColumns for ColumnsFile {
         Ok((cols, n - b * per))
     }
 
+    fn locate_streaming<'a>(
+        &'a self,
+        n: usize,
+        scratch: &'a mut Option<(usize, Columns)>,
+    ) -> Result<(&'a Columns, usize), StoreError> {
+        if let Some(Ok(full)) = self.full.get() {
+            return Ok((full, n));
+        }
+        let per = self.head.block_events as usize;
+        let b = n / per;
+        if let Some(Ok(cached)) = self.blocks.get(b).and_then(OnceLock::get) {
+            return Ok((cached, n - b * per));
+        }
+        if scratch.as_ref().map(|s| s.0) != Some(b) {
+            let mut cols = scratch.take().map(|s| s.1).unwrap_or_default();
+            self.decode_block(b, &mut cols)?;
+            *scratch = Some((b, cols));
+        }
+        let (_, cols) = scratch.as_ref().expect("just decoded");
+        Ok((cols, n - b * per))
+    }
+
     fn dicts(&self) -> [&[String]; 3] {
         let [h, s, t] = &self.head.dicts;
         [h, s, t]

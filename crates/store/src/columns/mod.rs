@@ -126,6 +126,18 @@ pub trait EventColumns {
     /// The columns holding event `n` and its index within them; `n` must be below
     /// [`EventColumns::event_count`]. Decoding damage is a `Corrupt` error.
     fn locate(&self, n: usize) -> Result<(&Columns, usize), StoreError>;
+    /// Like [`EventColumns::locate`], for a read going through events in ascending order: a
+    /// reader that would cache a decoded block may decode it into `scratch` instead (kept for
+    /// the next events of the same block), so a scan over a large bucket does not keep every
+    /// block it passed.
+    fn locate_streaming<'a>(
+        &'a self,
+        n: usize,
+        scratch: &'a mut Option<(usize, Columns)>,
+    ) -> Result<(&'a Columns, usize), StoreError> {
+        let _ = scratch;
+        self.locate(n)
+    }
     /// Host, source and sourcetype dictionaries (names by id).
     fn dicts(&self) -> [&[String]; 3];
 }
