@@ -132,21 +132,34 @@ pub async fn serve_router(
         .await
 }
 
-/// Resolves on Ctrl-C or SIGTERM.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+/// A future resolving on Ctrl-C or SIGTERM. The handlers are installed when this is called,
+/// not when the future is first polled: a caller that announces it is ready afterwards never
+/// dies of a SIGTERM sent right after (the default action) instead of shutting down cleanly.
+/// Must be called within a tokio runtime.
+pub fn shutdown_signal() -> impl std::future::Future<Output = ()> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).ok();
+    let mut int = signal(SignalKind::interrupt()).ok();
+    async move {
+        let term = async {
+            match &mut term {
+                Some(s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending::<()>().await,
             }
-            Err(_) => std::future::pending::<()>().await,
+        };
+        let int = async {
+            match &mut int {
+                Some(s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        };
+        tokio::select! {
+            _ = int => {},
+            _ = term => {},
         }
-    };
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
     }
 }

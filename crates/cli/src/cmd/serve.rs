@@ -250,6 +250,8 @@ fn serve_all(
             }
             None => None,
         };
+        // Signal handlers first: a SIGTERM right after the ready notice shuts down cleanly.
+        let shutdown = lode_server::shutdown_signal();
         on_ready(&url);
         let ticker_node = node.clone();
         let ticker = tokio::spawn(async move {
@@ -267,7 +269,7 @@ fn serve_all(
             }
         });
         tokio::spawn(async move {
-            lode_server::shutdown_signal().await;
+            shutdown.await;
             let _ = stop_tx.send(true);
         });
         let router = lode_server::api(state, rest);
