@@ -13,7 +13,7 @@ use crate::run::SearchStats;
 use crate::value::Value;
 
 /// First chunk of candidates read at once: small, so `head 10` reads little.
-const FIRST_CHUNK: usize = 64;
+const FIRST_CHUNK: usize = 16;
 /// Largest chunk: amortises slice decompression without holding many rows.
 const MAX_CHUNK: usize = 1024;
 /// Newest-first chunks chosen by selection (one pass over the candidates each) before the rest

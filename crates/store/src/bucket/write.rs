@@ -96,6 +96,14 @@ fn write_terms(dir: &Path, terms: &TermIndex) -> Result<(), StoreError> {
     w.finish().map(|_| ())
 }
 
+/// Whether `term` is a host, source or sourcetype term (`host::web01`): the count pushdown reads
+/// their postings whole.
+fn is_metadata_term(term: &[u8]) -> bool {
+    [&b"host::"[..], b"source::", b"sourcetype::"]
+        .iter()
+        .any(|p| term.starts_with(p))
+}
+
 /// Writes `lexicon.dat`, `postings.dat` and `bloom.dat` of a bucket from terms given in
 /// ascending order with their postings (a roll's sorted term index, or a merge's k-way walk).
 pub(crate) struct TermsWriter {
@@ -136,11 +144,12 @@ impl TermsWriter {
             self.post.clear();
             self.block_no += 1;
         }
-        let value = postings::encode_in_block(
+        let value = postings::encode_in_block_for(
             list,
             self.block_no as u64,
             &mut self.post,
             &mut self.scratch,
+            is_metadata_term(term),
         )
         .at(&self.post_path)?;
         self.lex.insert(term, value)?;
