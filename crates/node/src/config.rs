@@ -85,6 +85,16 @@ fn value<'a>(
         .map(|e| (e.value.as_str(), format!("{}:{}", e.origin, e.line)))
 }
 
+/// A size given in MB, or `auto` for `auto_mb`, in bytes.
+fn size_mb(v: &str, key: &str, at: &str, auto_mb: u64) -> Result<u64, ConfError> {
+    let mb = if v.trim() == "auto" {
+        auto_mb
+    } else {
+        parse_num::<u64>(v, key, at)?
+    };
+    Ok(mb.saturating_mul(1024 * 1024))
+}
+
 fn parse_num<T: std::str::FromStr>(v: &str, key: &str, at: &str) -> Result<T, ConfError> {
     v.trim().parse().map_err(|_| ConfError::Syntax {
         origin: at.to_string(),
@@ -134,12 +144,7 @@ pub fn load_indexes(etc: &Path) -> Result<(Vec<IndexSpec>, Vec<Warning>), ConfEr
             ..IndexConfig::default()
         };
         if let Some((v, at)) = value(stanza, default, "maxDataSize") {
-            let mb = if v.trim() == "auto" {
-                AUTO_MAX_DATA_MB
-            } else {
-                parse_num::<u64>(v, "maxDataSize", &at)?
-            };
-            config.max_bucket_raw_bytes = mb * 1024 * 1024;
+            config.max_bucket_raw_bytes = size_mb(v, "maxDataSize", &at, AUTO_MAX_DATA_MB)?;
         }
         if let Some((v, at)) = value(stanza, default, "maxEventsPerBucket") {
             config.max_bucket_events = parse_num(v, "maxEventsPerBucket", &at)?;
@@ -151,12 +156,8 @@ pub fn load_indexes(etc: &Path) -> Result<(Vec<IndexSpec>, Vec<Warning>), ConfEr
             config.max_hot_idle_secs = parse_num(v, "maxHotIdleSecs", &at)?;
         }
         if let Some((v, at)) = value(stanza, default, "lode.maxMergedDataSize") {
-            let mb = if v.trim() == "auto" {
-                AUTO_MAX_MERGED_MB
-            } else {
-                parse_num::<u64>(v, "lode.maxMergedDataSize", &at)?
-            };
-            config.max_merged_raw_bytes = mb.saturating_mul(1024 * 1024);
+            config.max_merged_raw_bytes =
+                size_mb(v, "lode.maxMergedDataSize", &at, AUTO_MAX_MERGED_MB)?;
         }
         if let Some((v, at)) = value(stanza, default, "lode.mergeGraceSecs") {
             config.merge_grace_secs = parse_num(v, "lode.mergeGraceSecs", &at)?;
