@@ -129,6 +129,19 @@ pub fn covered(buckets: &[BucketInfo]) -> Vec<bool> {
 /// the sources of a merged bucket, until they are deleted) are left out. Unrecognised entries
 /// (lock file, `quarantine/`, temporary roll and merge directories) are skipped.
 pub fn list_buckets(index_dir: &Path) -> Result<Vec<BucketInfo>, StoreError> {
+    let mut out = scan_buckets(index_dir)?;
+    // While a roll is between its rename and the hot-directory delete (or after a crash there),
+    // both copies exist: the warm one is complete, so the hot one is hidden. Likewise a merged
+    // bucket, once renamed into place, hides its sources.
+    let hidden = covered(&out);
+    let mut keep = hidden.iter().map(|h| !h);
+    out.retain(|_| keep.next().unwrap_or(true));
+    out.sort_by_key(|b| (b.id, b.kind == BucketKind::Hot));
+    Ok(out)
+}
+
+/// Every bucket directory of an index, covered ones included, in directory order.
+pub(crate) fn scan_buckets(index_dir: &Path) -> Result<Vec<BucketInfo>, StoreError> {
     let rd = match std::fs::read_dir(index_dir) {
         Ok(rd) => rd,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -155,13 +168,6 @@ pub fn list_buckets(index_dir: &Path) -> Result<Vec<BucketInfo>, StoreError> {
             });
         }
     }
-    // While a roll is between its rename and the hot-directory delete (or after a crash there),
-    // both copies exist: the warm one is complete, so the hot one is hidden. Likewise a merged
-    // bucket, once renamed into place, hides its sources.
-    let hidden = covered(&out);
-    let mut keep = hidden.iter().map(|h| !h);
-    out.retain(|_| keep.next().unwrap_or(true));
-    out.sort_by_key(|b| (b.id, b.kind == BucketKind::Hot));
     Ok(out)
 }
 

@@ -102,6 +102,11 @@ impl Merger {
         self.shared.clone()
     }
 
+    /// Tells the merger a warm bucket was published.
+    pub fn kick(&self) {
+        self.shared.kick();
+    }
+
     /// Merges now (waiting for a background pass), then deletes the sources at once.
     pub fn merge_now(&self) -> Result<u32, StoreError> {
         let n = self.shared.pass()?;

@@ -1,6 +1,11 @@
 //! Bucket metadata: time range, counts and per host/source/sourcetype statistics.
 
+use std::path::Path;
+
 use serde::{Deserialize, Serialize};
+
+use crate::consts::{magic, META_FILE};
+use crate::error::StoreError;
 
 /// Statistics of one host, source or sourcetype value within a bucket (what `| metadata` reads).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,6 +44,14 @@ pub struct BucketMeta {
 }
 
 impl BucketMeta {
+    /// Reads and verifies (footer, checksum, JSON) `meta.json` of the warm bucket directory
+    /// `bucket`.
+    pub fn read(bucket: &Path) -> Result<BucketMeta, StoreError> {
+        let path = bucket.join(META_FILE);
+        serde_json::from_slice(&crate::footer::read_verified(&path, magic::META)?)
+            .map_err(|e| StoreError::corrupt(&path, format!("bad JSON: {e}")))
+    }
+
     /// Earliest event time in whole seconds (floor), as used in directory names.
     pub fn min_secs(&self) -> i64 {
         self.min_time.div_euclid(1_000_000)

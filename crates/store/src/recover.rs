@@ -6,9 +6,7 @@ use crate::bucket::hot::Registration;
 use crate::consts::{QUARANTINE_DIR, WAL_FILE};
 use crate::error::{IoContext, StoreError};
 use crate::fsck::quarantine_bucket;
-use crate::layout::{
-    covered, fsync_dir, parse_bucket, parse_name, parse_tmp, BucketInfo, BucketKind,
-};
+use crate::layout::{fsync_dir, parse_bucket, parse_name, parse_tmp, BucketKind};
 use crate::wal::{self, WalWriter, HEADER_LEN};
 use crate::writer::{new_hot, roll_dir, Hot};
 
@@ -37,7 +35,6 @@ pub(crate) fn recover(
     let mut report = RecoveryReport::default();
     let mut hots: Vec<(u64, PathBuf)> = Vec::new();
     let mut warm_ids = std::collections::HashSet::new();
-    let mut warm: Vec<BucketInfo> = Vec::new();
     let mut max_id: Option<u64> = None;
     let mut note = |id: u64| max_id = Some(max_id.map_or(id, |m: u64| m.max(id)));
     for entry in std::fs::read_dir(dir).at(dir)? {
@@ -49,32 +46,17 @@ pub(crate) fn recover(
             // or an interrupted merge (its sources are all still in place).
             std::fs::remove_dir_all(entry.path()).at(&entry.path())?;
             note(id);
-        } else if let Some((kind, first, id, min, max)) = parse_bucket(name) {
+        } else if let Some((kind, first, id, _, _)) = parse_bucket(name) {
             note(id);
             match kind {
                 BucketKind::Hot => hots.push((id, entry.path())),
-                BucketKind::Warm => {
-                    warm_ids.extend(first..=id);
-                    warm.push(BucketInfo {
-                        path: entry.path(),
-                        id,
-                        first_id: first,
-                        kind,
-                        min_time_secs: min,
-                        max_time_secs: max,
-                    });
-                }
+                BucketKind::Warm => warm_ids.extend(first..=id),
             }
         }
     }
     // A merge publishes the merged bucket before it deletes the sources (see crate::merge):
     // sources still present are covered by it, and no search of this process can hold them.
-    for (b, hidden) in warm.iter().zip(covered(&warm)) {
-        if hidden {
-            std::fs::remove_dir_all(&b.path).at(&b.path)?;
-            report.merged_sources_removed += 1;
-        }
-    }
+    report.merged_sources_removed = crate::merge::remove_covered(dir)?;
     // Ids of quarantined buckets are never reused either.
     if let Ok(rd) = std::fs::read_dir(dir.join(QUARANTINE_DIR)) {
         for entry in rd.flatten() {

@@ -461,7 +461,7 @@ impl IndexWriter {
     /// Tells the background merger a warm bucket was published.
     fn kick_merger(&self) {
         if let Some(m) = &self.merger {
-            m.shared().kick();
+            m.kick();
         }
     }
 

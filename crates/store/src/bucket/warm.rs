@@ -61,11 +61,12 @@ impl WarmBucket {
     /// Also reads the columns head (block table and dictionaries). The lexicon and column blocks
     /// are verified when first used (see [`BucketRead::prepare`]).
     pub fn open(path: &Path) -> Result<WarmBucket, StoreError> {
-        let meta_path = path.join(META_FILE);
-        let meta: BucketMeta = serde_json::from_slice(&read_verified(&meta_path, magic::META)?)
-            .map_err(|e| StoreError::corrupt(&meta_path, format!("bad JSON: {e}")))?;
+        let meta = BucketMeta::read(path)?;
         if meta.event_count > u32::MAX as u64 {
-            return Err(StoreError::corrupt(&meta_path, "event count beyond u32"));
+            return Err(StoreError::corrupt(
+                path.join(META_FILE),
+                "event count beyond u32",
+            ));
         }
         let jpath = path.join(JOURNAL_FILE);
         let (journal, journal_len) = open_checked(&jpath, magic::JOURNAL)?;

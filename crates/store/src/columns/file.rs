@@ -283,11 +283,6 @@ impl Encoder {
         })
     }
 
-    /// Events pushed so far.
-    pub fn events(&self) -> usize {
-        self.events
-    }
-
     /// Compresses the blocks of `part` into `out`.
     pub fn push(&mut self, part: &Columns, out: &mut Vec<u8>) -> std::io::Result<()> {
         if part.is_empty() {

@@ -126,8 +126,9 @@ impl ColumnsFile {
         }
     }
 
-    /// Decodes block `i` into `into` (cleared first; events numbered from the block's first, no
-    /// dictionaries) without caching it: a merge reads each block once.
+    /// Decodes block `i` into `into` (cleared first, its allocations reused; events numbered
+    /// from the block's first, no dictionaries) without caching it: a merge and a streaming
+    /// read decode each block once.
     pub fn decode_block(&self, i: usize, into: &mut Columns) -> Result<(), StoreError> {
         let e = self
             .head
@@ -138,7 +139,7 @@ impl ColumnsFile {
         self.file
             .read_exact_at(&mut comp, e.offset)
             .at(&self.path)?;
-        *into = Columns::new();
+        into.clear();
         decode_block_at(&self.path, &self.head, i, &comp, &mut Vec::new(), into)?;
         self.decoded.fetch_add(1, Ordering::Relaxed);
         into.check_slices(&self.path, &self.slice_lens, e.first)

@@ -60,6 +60,29 @@ impl Columns {
         }
     }
 
+    /// Empties the columns as [`Columns::new`] makes them, keeping their allocations.
+    pub fn clear(&mut self) {
+        self.times.clear();
+        self.index_times.clear();
+        for v in [
+            &mut self.slice,
+            &mut self.offset,
+            &mut self.raw_len,
+            &mut self.host,
+            &mut self.source,
+            &mut self.sourcetype,
+            &mut self.linecount,
+        ] {
+            v.clear();
+        }
+        self.field_start.clear();
+        self.field_start.push(0);
+        self.field_blob.clear();
+        self.hosts.clear();
+        self.sources.clear();
+        self.sourcetypes.clear();
+    }
+
     /// Number of events.
     pub fn len(&self) -> usize {
         self.times.len()
