@@ -225,6 +225,14 @@ pub struct BenchArgs {
     /// Keep the bench home here instead of a temporary directory.
     #[arg(long)]
     pub keep: Option<PathBuf>,
+    /// Standard scenario: search the home an earlier `--keep DIR` run left (its corpus summary
+    /// is `DIR/bench-summary.json`) instead of generating and ingesting again.
+    #[arg(long, requires = "keep")]
+    pub reuse: bool,
+    /// Standard scenario: run only the searches of these classes (`rare`, `super_sparse`,
+    /// `sparse`, `dense`, `dense+extract`; comma-separated). Default: all.
+    #[arg(long, value_delimiter = ',')]
+    pub class: Vec<String>,
     /// Measured duration of the `service` scenario, seconds.
     #[arg(long, default_value_t = 20)]
     pub seconds: u64,

@@ -66,9 +66,14 @@ struct SearchFigures {
 struct Report {
     machine: String,
     corpus_bytes: u64,
-    ingest: IngestFigures,
+    /// Absent with `--reuse` (nothing was ingested).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ingest: Option<IngestFigures>,
     searches: Vec<SearchFigures>,
 }
+
+/// Where a kept standard bench home records its corpus summary, for `--reuse`.
+const SUMMARY_FILE: &str = "bench-summary.json";
 
 mod burst;
 mod hec;
@@ -79,6 +84,12 @@ mod batch;
 
 /// Runs the chosen scenario.
 pub fn run(args: BenchArgs) -> CliResult {
+    if args.reuse && !matches!(args.scenario, crate::cli::BenchScenario::Standard) {
+        return Err(CliError::new(
+            crate::exit::USAGE,
+            "--reuse works with the standard scenario only",
+        ));
+    }
     match args.scenario {
         crate::cli::BenchScenario::Standard => standard(args),
         crate::cli::BenchScenario::Batch => batch::run(&args),
@@ -141,15 +152,39 @@ fn standard(args: BenchArgs) -> CliResult {
         }
     };
     let home = Home::new(&home_dir);
-    let (corpus, summary) = generate(&home, &args)?;
-
-    eprintln!("lode bench: ingesting…");
-    let ingest = ingest(&home, &corpus, &summary)?;
-    std::fs::remove_dir_all(&corpus).ok();
+    let summary_path = home_dir.join(SUMMARY_FILE);
+    let (summary, ingest) = if args.reuse {
+        let bytes = std::fs::read(&summary_path).map_err(|e| {
+            CliError::new(
+                FAILURE,
+                format!(
+                    "--reuse: cannot read {} (written by a standard run with --keep): {e}",
+                    summary_path.display()
+                ),
+            )
+        })?;
+        let summary: GenSummary = serde_json::from_slice(&bytes)
+            .map_err(|e| CliError::new(FAILURE, format!("{}: {e}", summary_path.display())))?;
+        (summary, None)
+    } else {
+        let (corpus, summary) = generate(&home, &args)?;
+        eprintln!("lode bench: ingesting…");
+        let ingest = ingest(&home, &corpus, &summary)?;
+        std::fs::remove_dir_all(&corpus).ok();
+        let json = serde_json::to_vec_pretty(&summary).expect("a summary serializes");
+        std::fs::write(&summary_path, json).map_err(|e| {
+            CliError::new(
+                FAILURE,
+                format!("cannot write {}: {e}", summary_path.display()),
+            )
+        })?;
+        (summary, Some(ingest))
+    };
 
     eprintln!("lode bench: searching…");
     let mut searches = Vec::new();
-    for planted in &summary.planted {
+    let wanted = |class: &str| args.class.is_empty() || args.class.iter().any(|c| c == class);
+    for planted in summary.planted.iter().filter(|p| wanted(&p.class)) {
         for (suffix, stats) in [(" | stats count by host", true), (" | head 100", false)] {
             let query = format!("{}{}", planted.search, suffix);
             let expected = if stats {
@@ -168,7 +203,8 @@ fn standard(args: BenchArgs) -> CliResult {
         }
     }
     // Dense with search-time extraction: `tags` is found in `_raw` by key=value extraction.
-    if let Some(dense) = summary.planted.iter().find(|p| p.class == "dense") {
+    let dense = summary.planted.iter().find(|p| p.class == "dense");
+    if let Some(dense) = dense.filter(|_| wanted("dense+extract")) {
         let query = format!("{} tags={} | stats count by host", dense.search, dense.term);
         let mut f = measure(
             &home,
@@ -409,9 +445,15 @@ fn machine() -> String {
 }
 
 fn print_report(r: &Report) {
-    let i = &r.ingest;
     println!("machine: {}", r.machine);
     println!();
+    if let Some(i) = &r.ingest {
+        print_ingest(i);
+    }
+    print_searches(r);
+}
+
+fn print_ingest(i: &IngestFigures) {
     println!(
         "ingest: {:.0} MB raw, {} events",
         i.raw_bytes as f64 / 1e6,
@@ -433,6 +475,9 @@ fn print_report(r: &Report) {
         i.buckets, i.merged_buckets, i.close_seconds, i.close_cpu_seconds
     );
     println!();
+}
+
+fn print_searches(r: &Report) {
     println!(
         "{:<13} {:<48} {:>9} {:>9} {:>9} {:>10} {:>12} {:>14} {:>8}",
         "class",
