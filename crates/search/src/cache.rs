@@ -10,7 +10,7 @@
 //! Policy: least recently used, under a byte budget. Each entry is charged what its reader
 //! holds: the bloom filter, slice table and metadata as on disk, the lexicon's block index (its
 //! length read from the file's tail — the reader loads it on first query), and the
-//! column blocks decoded so far (`ColumnsFile::blocks_decoded`, a store accessor) at an estimated
+//! column blocks it keeps decoded (`ColumnsFile::blocks_kept`, a store accessor) at an estimated
 //! size per block ([`COLUMN_BYTES_PER_EVENT`] per event plus the block's share of the columns
 //! file for fields). Readers grow as searches decode blocks, so the charge is re-measured at
 //! every use. Eviction scans the entries for the oldest use: the map holds one entry per bucket
@@ -264,7 +264,7 @@ impl Sizing {
 
     /// Bytes `reader` holds now.
     pub fn bytes(&self, reader: &WarmBucket) -> u64 {
-        self.fixed + self.per_block * reader.columns_file().blocks_decoded()
+        self.fixed + self.per_block * reader.columns_file().blocks_kept()
     }
 }
 
@@ -345,10 +345,16 @@ mod tests {
         let s = c.stats();
         assert_eq!((s.hits, s.misses, s.entries), (1, 1, 1));
         assert_eq!(s.bytes, sizing(&paths[0]).fixed);
-        // Reading events decodes a column block: the next use charges it.
-        answer(a.as_ref());
+        // Reading events streams column blocks through a scratch: nothing more is held.
+        let (ids, _) = answer(a.as_ref());
         c.open_warm(&paths[0]).unwrap();
         let z = sizing(&paths[0]);
+        assert_eq!(c.stats().bytes, z.fixed);
+        // The times of two events of a block decode its time column, kept: the next use
+        // charges it.
+        a.time(ids[0]).unwrap();
+        a.time(ids[1]).unwrap();
+        c.open_warm(&paths[0]).unwrap();
         assert_eq!(c.stats().bytes, z.fixed + z.per_block);
     }
 
@@ -356,8 +362,8 @@ mod tests {
     fn tiny_budget_evicts_least_recent_and_answers_alike() {
         let dir = tempfile::tempdir().unwrap();
         let paths = index(dir.path(), 4);
-        let z = sizing(&paths[0]);
-        let one = z.fixed + z.per_block;
+        // Answering streams the column blocks: a reader holds its fixed part only.
+        let one = sizing(&paths[0]).fixed;
         // Room for two readers.
         let c = BucketCache::new(one * 2 + one / 2);
         for round in 0..3 {

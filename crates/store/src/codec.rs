@@ -99,6 +99,34 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Skips `k` LEB128 values without decoding them: a value ends at each byte below 0x80,
+    /// so eight bytes at a time are counted with one mask and popcount.
+    pub fn skip_varints(&mut self, mut k: usize) -> Result<(), DecodeError> {
+        let buf = &self.buf[self.pos.min(self.buf.len())..];
+        let mut i = 0;
+        while i + 8 <= buf.len() {
+            let w = u64::from_le_bytes(buf[i..i + 8].try_into().expect("8 bytes"));
+            let ends = (!w & 0x8080_8080_8080_8080).count_ones() as usize;
+            // Stop before a word that ends the k-th value: its bytes after that end belong to
+            // the next value. Continuation bytes at the end of an accepted word belong to a
+            // value this call skips anyway.
+            if ends >= k {
+                break;
+            }
+            k -= ends;
+            i += 8;
+        }
+        while k > 0 {
+            let b = *buf.get(i).ok_or("truncated varint")?;
+            if b < 0x80 {
+                k -= 1;
+            }
+            i += 1;
+        }
+        self.pos += i;
+        Ok(())
+    }
+
     /// Reads a zigzag LEB128 value.
     #[inline]
     pub fn ivarint(&mut self) -> Result<i64, DecodeError> {
@@ -188,6 +216,37 @@ pub fn for_each_in_batch(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Skipping `k` values lands where decoding `k` values does, whatever the widths.
+        #[test]
+        fn skip_varints_lands_where_decoding_does(
+            values in proptest::collection::vec(
+                proptest::prop_oneof![0u64..128, 0u64..20_000, proptest::num::u64::ANY],
+                0..80,
+            ),
+            k in 0usize..80,
+        ) {
+            let mut buf = Vec::new();
+            for &v in &values {
+                put_varint(&mut buf, v);
+            }
+            let mut r = Reader::new(&buf);
+            if k <= values.len() {
+                r.skip_varints(k).unwrap();
+                let mut d = Reader::new(&buf);
+                for _ in 0..k {
+                    d.varint().unwrap();
+                }
+                proptest::prop_assert_eq!(r.pos(), d.pos());
+                if k < values.len() {
+                    proptest::prop_assert_eq!(r.varint().unwrap(), values[k]);
+                }
+            } else {
+                proptest::prop_assert!(r.skip_varints(k).is_err());
+            }
+        }
+    }
 
     #[test]
     fn event_round_trip() {

@@ -219,7 +219,7 @@ pub(crate) fn read_events_with<S: SliceSource>(
     f: &mut dyn FnMut(EventView<'_>) -> bool,
 ) -> Result<(), StoreError> {
     let mut scratch = src.scratch()?;
-    let mut block = None;
+    let mut block = crate::columns::StreamScratch::default();
     let mut fields = Vec::new();
     let count = cols.event_count();
     let [hosts, sources, sourcetypes] = cols.dicts();

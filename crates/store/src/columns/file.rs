@@ -187,16 +187,9 @@ pub fn decode_block_at(
     out: &mut Vec<u8>,
     into: &mut Columns,
 ) -> Result<(), StoreError> {
+    decompress_block(path, head, index, comp, out)?;
     let e = &head.blocks[index];
     let bad = |r: &str| StoreError::corrupt(path, format!("columns block {index}: {r}"));
-    if comp.len() != e.clen as usize || xxh3_64(comp) != e.checksum {
-        return Err(bad("checksum mismatch"));
-    }
-    match crate::dctx::decompress(comp, None, e.ulen as usize, out) {
-        Ok(n) if n == e.ulen as usize => {}
-        Ok(_) => return Err(bad("decompresses to the wrong length")),
-        Err(err) => return Err(bad(&err.to_string())),
-    }
     let base = into.len();
     decode_block(out, e.count as usize, head.dict_lens(), into).map_err(bad)?;
     if into.times[base..]
@@ -206,6 +199,27 @@ pub fn decode_block_at(
         return Err(bad("a time lies outside the block's range"));
     }
     Ok(())
+}
+
+/// Checks block `index`'s compressed bytes `comp` against the block table and decompresses
+/// them into `out` (cleared first).
+pub fn decompress_block(
+    path: &Path,
+    head: &Head,
+    index: usize,
+    comp: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<(), StoreError> {
+    let e = &head.blocks[index];
+    let bad = |r: &str| StoreError::corrupt(path, format!("columns block {index}: {r}"));
+    if comp.len() != e.clen as usize || xxh3_64(comp) != e.checksum {
+        return Err(bad("checksum mismatch"));
+    }
+    match crate::dctx::decompress(comp, None, e.ulen as usize, out) {
+        Ok(n) if n == e.ulen as usize => Ok(()),
+        Ok(_) => Err(bad("decompresses to the wrong length")),
+        Err(err) => Err(bad(&err.to_string())),
+    }
 }
 
 /// Decodes every block of `blocks` (the body before the head) into one [`Columns`] with the

@@ -4,17 +4,29 @@
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::bucket::IndexedFields;
+use crate::columns::block::{decode_block_event, peek_indexed};
+use crate::columns::block::{decode_block_light, IdColumns};
 use crate::columns::file::{
-    decode_all, decode_block_at, parse_head, parse_trailer, Head, TRAILER_LEN,
+    decode_all, decode_block_at, decompress_block, parse_head, parse_trailer, Head, TRAILER_LEN,
 };
-use crate::columns::{Columns, EventColumns};
+use crate::columns::{Columns, EventColumns, StreamScratch};
 use crate::consts::{magic, MAX_LOADED_FILE};
 use crate::error::{IoContext, StoreError};
 use crate::footer::open_checked;
+
+/// [`ColumnsFile::touched`]: more than one event of the block was asked.
+const MANY: u32 = u32::MAX;
+
+/// The light columns of one block (see [`ColumnsFile::light`]).
+#[derive(Default)]
+struct Light {
+    times: OnceLock<Result<Vec<i64>, StoreError>>,
+    ids: OnceLock<Result<IdColumns, StoreError>>,
+}
 
 /// An open `columns.dat`. `Send + Sync`; blocks decoded once are cached for the life of the
 /// reader (at most one copy per block, plus the whole-file copy if the dense path asked for it).
@@ -29,11 +41,27 @@ pub struct ColumnsFile {
     /// Each block, decoded on first use (events numbered from the block's first, no
     /// dictionaries); a failure is kept and reported on every use.
     blocks: Vec<OnceLock<Result<Columns, StoreError>>>,
+    /// Each block's `_time` and id columns alone, decoded on first use by [`ColumnsFile::time`]
+    /// and [`ColumnsFile::indexed`] when the block is not decoded whole: sparse searches order
+    /// and count candidates from them without decoding the other columns.
+    light: Vec<Light>,
+    /// Which events of each block were asked of [`ColumnsFile::time`] or
+    /// [`ColumnsFile::indexed`]: 0 none, `pos + 1` only that one, [`MANY`] more. One event is
+    /// answered by walking the block without keeping anything; a second one decodes the
+    /// block's light columns once (a block that one event of a sparse search lies in is
+    /// never decoded, one that many do is decoded once).
+    touched: Vec<AtomicU32>,
+    /// The block body decompressed last by the one-event paths: a sparse search orders an
+    /// event by its time, then reads it, both from the same block.
+    recent: Mutex<Option<(usize, Arc<[u8]>)>>,
     /// Every block at once, with dictionaries, decoded on first use of the dense accessors.
     full: OnceLock<Result<Columns, StoreError>>,
     /// Number of block decodes performed (the whole-file decode counts each block), for tests
     /// and diagnostics.
     decoded: AtomicU64,
+    /// Blocks' worth of decoded columns kept by the reader (whole blocks, the whole file, light
+    /// columns), for memory accounting.
+    kept: AtomicU64,
 }
 
 impl ColumnsFile {
@@ -66,10 +94,14 @@ impl ColumnsFile {
             file,
             blocks_len,
             blocks: head.blocks.iter().map(|_| OnceLock::new()).collect(),
+            light: head.blocks.iter().map(|_| Light::default()).collect(),
+            touched: head.blocks.iter().map(|_| AtomicU32::new(0)).collect(),
+            recent: Mutex::new(None),
             head,
             slice_lens,
             full: OnceLock::new(),
             decoded: AtomicU64::new(0),
+            kept: AtomicU64::new(0),
         })
     }
 
@@ -82,6 +114,13 @@ impl ColumnsFile {
     /// and once more if the whole file is decoded).
     pub fn blocks_decoded(&self) -> u64 {
         self.decoded.load(Ordering::Relaxed)
+    }
+
+    /// Blocks' worth of decoded columns the reader keeps: each whole block and each block's
+    /// light columns count one, the whole-file copy counts every block. What a cache of
+    /// readers charges (the light columns are charged as a whole block: an overestimate).
+    pub fn blocks_kept(&self) -> u64 {
+        self.kept.load(Ordering::Relaxed)
     }
 
     /// Every column of every event, decoding the whole file on first use.
@@ -99,6 +138,8 @@ impl ColumnsFile {
                 ));
             }
             cols.check_slices(&self.path, &self.slice_lens, 0)?;
+            self.kept
+                .fetch_add(self.head.blocks.len() as u64, Ordering::Relaxed);
             Ok(cols)
         };
         match self.full.get_or_init(load) {
@@ -118,6 +159,7 @@ impl ColumnsFile {
         let load = || -> Result<Columns, StoreError> {
             let mut cols = Columns::new();
             self.decode_block(i, &mut cols)?;
+            self.kept.fetch_add(1, Ordering::Relaxed);
             Ok(cols)
         };
         match cell.get_or_init(load) {
@@ -145,21 +187,200 @@ impl ColumnsFile {
         into.check_slices(&self.path, &self.slice_lens, e.first)
     }
 
-    /// `_time` of event `n`, µs: from the whole-file columns if decoded, else from its block.
+    /// `_time` of event `n`, µs: from the whole-file or whole-block columns if decoded, else
+    /// from its block's time column alone (decoded once).
     pub fn time(&self, n: u32) -> Result<i64, StoreError> {
-        let (cols, i) = self.locate_checked(n as usize)?;
-        Ok(cols.times[i])
+        if let Some((cols, i)) = self.decoded_whole(n)? {
+            return Ok(cols.times[i]);
+        }
+        let (b, i) = self.block_of(n);
+        if let Some(Ok(times)) = self.light_of(b)?.times.get() {
+            return Ok(times[i]);
+        }
+        if self.only_event(b, i) {
+            return Ok(self.peek(b, i, false)?.0);
+        }
+        Ok(self.light_times(b)?[i])
     }
 
-    /// `_time` and dictionary ids of event `n`, decoding at most its block.
+    /// `_time` and dictionary ids of event `n`: from decoded columns if there are, else from
+    /// its block's time and id columns alone (decoded once).
     pub fn indexed(&self, n: u32) -> Result<IndexedFields, StoreError> {
-        let (c, i) = self.locate_checked(n as usize)?;
+        if let Some((c, i)) = self.decoded_whole(n)? {
+            return Ok(IndexedFields {
+                time: c.times[i],
+                host: c.host[i],
+                source: c.source[i],
+                sourcetype: c.sourcetype[i],
+            });
+        }
+        let (b, i) = self.block_of(n);
+        let light = self.light_of(b)?;
+        if light.ids.get().is_none() && self.only_event(b, i) {
+            let (time, [host, source, sourcetype]) = self.peek(b, i, true)?;
+            return Ok(IndexedFields {
+                time,
+                host,
+                source,
+                sourcetype,
+            });
+        }
+        let [h, s, st] = self.light_ids(b)?;
         Ok(IndexedFields {
-            time: c.times[i],
-            host: c.host[i],
-            source: c.source[i],
-            sourcetype: c.sourcetype[i],
+            time: self.light_times(b)?[i],
+            host: h[i],
+            source: s[i],
+            sourcetype: st[i],
         })
+    }
+
+    /// The whole-file or whole-block columns holding event `n` (checked to exist) and its
+    /// position in them, if they are decoded already.
+    fn decoded_whole(&self, n: u32) -> Result<Option<(&Columns, usize)>, StoreError> {
+        let n = n as usize;
+        if n >= self.head.events as usize {
+            return Err(StoreError::Limit(format!(
+                "event number {n} beyond the {} events of {}",
+                self.head.events,
+                self.path.display()
+            )));
+        }
+        if let Some(Ok(full)) = self.full.get() {
+            return Ok(Some((full, n)));
+        }
+        let (b, i) = self.block_of(n as u32);
+        match self.blocks.get(b).and_then(OnceLock::get) {
+            Some(Ok(cols)) => Ok(Some((cols, i))),
+            _ => Ok(None),
+        }
+    }
+
+    /// Block of event `n` (below the event count) and its position there.
+    fn block_of(&self, n: u32) -> (usize, usize) {
+        let per = self.head.block_events as usize;
+        let n = n as usize;
+        (n / per, n % per)
+    }
+
+    /// Block `b`'s decompressed body.
+    fn block_body(&self, b: usize) -> Result<Arc<[u8]>, StoreError> {
+        if let Some((held, body)) = &*self.recent.lock().unwrap_or_else(|p| p.into_inner()) {
+            if *held == b {
+                return Ok(body.clone());
+            }
+        }
+        let e = self
+            .head
+            .blocks
+            .get(b)
+            .ok_or_else(|| StoreError::corrupt(&self.path, format!("no columns block {b}")))?;
+        let mut comp = vec![0u8; e.clen as usize];
+        self.file
+            .read_exact_at(&mut comp, e.offset)
+            .at(&self.path)?;
+        let mut body = Vec::new();
+        decompress_block(&self.path, &self.head, b, &comp, &mut body)?;
+        let body: Arc<[u8]> = body.into();
+        *self.recent.lock().unwrap_or_else(|p| p.into_inner()) = Some((b, body.clone()));
+        Ok(body)
+    }
+
+    /// Records that event `i` of block `b` is asked; whether it is the only one so far.
+    fn only_event(&self, b: usize, i: usize) -> bool {
+        let Some(t) = self.touched.get(b) else {
+            return false;
+        };
+        let me = i as u32 + 1;
+        match t.compare_exchange(0, me, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => true,
+            Err(seen) if seen == me => true,
+            Err(_) => {
+                t.store(MANY, Ordering::Relaxed);
+                false
+            }
+        }
+    }
+
+    /// `_time` (and ids when `ids`) of event `i` of block `b`, walking the block.
+    fn peek(&self, b: usize, i: usize, ids: bool) -> Result<(i64, [u32; 3]), StoreError> {
+        let body = self.block_body(b)?;
+        let e = &self.head.blocks[b];
+        let bad = |r: &str| StoreError::corrupt(&self.path, format!("columns block {b}: {r}"));
+        let got =
+            peek_indexed(&body, e.count as usize, i, self.head.dict_lens(), ids).map_err(bad)?;
+        if got.0 < e.min_time || got.0 > e.max_time {
+            return Err(bad("a time lies outside the block's range"));
+        }
+        self.decoded.fetch_add(1, Ordering::Relaxed);
+        Ok(got)
+    }
+
+    /// Decodes event `i` of block `b` alone into `into` (cleared first), checked like a whole
+    /// block.
+    fn decode_event(&self, b: usize, i: usize, into: &mut Columns) -> Result<(), StoreError> {
+        let body = self.block_body(b)?;
+        let e = &self.head.blocks[b];
+        let bad = |r: &str| StoreError::corrupt(&self.path, format!("columns block {b}: {r}"));
+        into.clear();
+        decode_block_event(&body, e.count as usize, i, self.head.dict_lens(), into).map_err(bad)?;
+        if into.times[0] < e.min_time || into.times[0] > e.max_time {
+            return Err(bad("a time lies outside the block's range"));
+        }
+        self.decoded.fetch_add(1, Ordering::Relaxed);
+        into.check_slices(&self.path, &self.slice_lens, e.first + i as u32)
+    }
+
+    /// Decodes block `b`'s times (and ids when `ids` is given), checking the times against
+    /// the block's range.
+    fn decode_light(&self, b: usize, ids: Option<&mut IdColumns>) -> Result<Vec<i64>, StoreError> {
+        let body = self.block_body(b)?;
+        let e = &self.head.blocks[b];
+        let bad = |r: &str| StoreError::corrupt(&self.path, format!("columns block {b}: {r}"));
+        let mut times = Vec::new();
+        decode_block_light(
+            &body,
+            e.count as usize,
+            self.head.dict_lens(),
+            &mut times,
+            ids,
+        )
+        .map_err(bad)?;
+        if times.iter().any(|&t| t < e.min_time || t > e.max_time) {
+            return Err(bad("a time lies outside the block's range"));
+        }
+        self.decoded.fetch_add(1, Ordering::Relaxed);
+        // Kept by the callers (each light pass charged as a block).
+        self.kept.fetch_add(1, Ordering::Relaxed);
+        Ok(times)
+    }
+
+    fn light_times(&self, b: usize) -> Result<&[i64], StoreError> {
+        let light = self.light_of(b)?;
+        match light.times.get_or_init(|| self.decode_light(b, None)) {
+            Ok(t) => Ok(t),
+            Err(e) => Err(e.duplicate()),
+        }
+    }
+
+    fn light_ids(&self, b: usize) -> Result<&IdColumns, StoreError> {
+        let light = self.light_of(b)?;
+        let load = || {
+            let mut ids = IdColumns::default();
+            let times = self.decode_light(b, Some(&mut ids))?;
+            // The pass read the times too: keep them unless another thread already did.
+            let _ = light.times.set(Ok(times));
+            Ok(ids)
+        };
+        match light.ids.get_or_init(load) {
+            Ok(t) => Ok(t),
+            Err(e) => Err(e.duplicate()),
+        }
+    }
+
+    fn light_of(&self, b: usize) -> Result<&Light, StoreError> {
+        self.light
+            .get(b)
+            .ok_or_else(|| StoreError::corrupt(&self.path, format!("no columns block {b}")))
     }
 
     /// Index-time fields of event `n` into `out` (cleared first), decoding at most its block.
@@ -199,23 +420,32 @@ impl EventColumns for ColumnsFile {
     fn locate_streaming<'a>(
         &'a self,
         n: usize,
-        scratch: &'a mut Option<(usize, Columns)>,
+        scratch: &'a mut StreamScratch,
     ) -> Result<(&'a Columns, usize), StoreError> {
         if let Some(Ok(full)) = self.full.get() {
             return Ok((full, n));
         }
-        let per = self.head.block_events as usize;
-        let b = n / per;
+        let (b, i) = self.block_of(n as u32);
         if let Some(Ok(cached)) = self.blocks.get(b).and_then(OnceLock::get) {
-            return Ok((cached, n - b * per));
+            return Ok((cached, i));
         }
-        if scratch.as_ref().map(|s| s.0) != Some(b) {
-            let mut cols = scratch.take().map(|s| s.1).unwrap_or_default();
-            self.decode_block(b, &mut cols)?;
-            *scratch = Some((b, cols));
+        match scratch.held {
+            Some((held, None)) if held == b => {}
+            Some((held, Some(one))) if held == b && one == i => return Ok((&scratch.cols, 0)),
+            // A second event of the block: the whole block is cheaper from here on.
+            Some((held, Some(_))) if held == b => {
+                scratch.held = None;
+                self.decode_block(b, &mut scratch.cols)?;
+                scratch.held = Some((b, None));
+            }
+            _ => {
+                scratch.held = None;
+                self.decode_event(b, i, &mut scratch.cols)?;
+                scratch.held = Some((b, Some(i)));
+                return Ok((&scratch.cols, 0));
+            }
         }
-        let (_, cols) = scratch.as_ref().expect("just decoded");
-        Ok((cols, n - b * per))
+        Ok((&scratch.cols, i))
     }
 
     fn dicts(&self) -> [&[String]; 3] {

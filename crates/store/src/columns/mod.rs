@@ -140,6 +140,15 @@ impl Columns {
     }
 }
 
+/// What [`EventColumns::locate_streaming`] keeps between the events of one read.
+#[derive(Default)]
+pub struct StreamScratch {
+    /// The block `cols` holds, and the position of its one event when only that event was
+    /// decoded.
+    pub(crate) held: Option<(usize, Option<usize>)>,
+    pub(crate) cols: Columns,
+}
+
 /// Where the columns of one event are: the columns holding it, its index there, and the
 /// dictionaries. Implemented by [`Columns`] (everything in memory) and
 /// [`lazy::ColumnsFile`] (one block decoded on demand).
@@ -152,11 +161,12 @@ pub trait EventColumns {
     /// Like [`EventColumns::locate`], for a read going through events in ascending order: a
     /// reader that would cache a decoded block may decode it into `scratch` instead (kept for
     /// the next events of the same block), so a scan over a large bucket does not keep every
-    /// block it passed.
+    /// block it passed; and it may decode only the first event asked of a block, the whole
+    /// block when a second one is.
     fn locate_streaming<'a>(
         &'a self,
         n: usize,
-        scratch: &'a mut Option<(usize, Columns)>,
+        scratch: &'a mut StreamScratch,
     ) -> Result<(&'a Columns, usize), StoreError> {
         let _ = scratch;
         self.locate(n)
