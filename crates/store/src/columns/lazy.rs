@@ -1,6 +1,7 @@
 //! A `columns.dat` read on demand: the head (block table, dictionaries) at open, each block when
 //! an event in it is first asked for, and everything at once for the dense accessors.
 
+use std::collections::VecDeque;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -17,6 +18,13 @@ use crate::columns::{Columns, EventColumns, StreamScratch};
 use crate::consts::{magic, MAX_LOADED_FILE};
 use crate::error::{IoContext, StoreError};
 use crate::footer::open_checked;
+
+/// At most this many block bodies in [`ColumnsFile::recent`]: a sparse newest-first read keys
+/// every candidate of a bucket (a walk per block) before it reads them (the same blocks again,
+/// in the same order, so fewer entries than candidate blocks would all miss).
+const RECENT_BODIES: usize = 48;
+/// And at most this many bytes (a block body is ~50 KB).
+const RECENT_BODY_BYTES: usize = 2 << 20;
 
 /// [`ColumnsFile::touched`]: more than one event of the block was asked.
 const MANY: u32 = u32::MAX;
@@ -51,9 +59,10 @@ pub struct ColumnsFile {
     /// block's light columns once (a block that one event of a sparse search lies in is
     /// never decoded, one that many do is decoded once).
     touched: Vec<AtomicU32>,
-    /// The block body decompressed last by the one-event paths: a sparse search orders an
-    /// event by its time, then reads it, both from the same block.
-    recent: Mutex<Option<(usize, Arc<[u8]>)>>,
+    /// The block bodies decompressed last by the one-event paths, oldest first: a sparse
+    /// search orders its candidates by time (a walk of each one's block), then reads them
+    /// (another walk of the same blocks).
+    recent: Mutex<VecDeque<(usize, Arc<[u8]>)>>,
     /// Every block at once, with dictionaries, decoded on first use of the dense accessors.
     full: OnceLock<Result<Columns, StoreError>>,
     /// Number of block decodes performed (the whole-file decode counts each block), for tests
@@ -96,7 +105,7 @@ impl ColumnsFile {
             blocks: head.blocks.iter().map(|_| OnceLock::new()).collect(),
             light: head.blocks.iter().map(|_| Light::default()).collect(),
             touched: head.blocks.iter().map(|_| AtomicU32::new(0)).collect(),
-            recent: Mutex::new(None),
+            recent: Mutex::new(VecDeque::new()),
             head,
             slice_lens,
             full: OnceLock::new(),
@@ -114,6 +123,13 @@ impl ColumnsFile {
     /// and once more if the whole file is decoded).
     pub fn blocks_decoded(&self) -> u64 {
         self.decoded.load(Ordering::Relaxed)
+    }
+
+    /// Bytes of the recently decompressed block bodies held (at most 2 MiB), for memory
+    /// accounting.
+    pub fn recent_bytes(&self) -> u64 {
+        let recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
+        recent.iter().map(|r| r.1.len() as u64).sum()
     }
 
     /// Blocks' worth of decoded columns the reader keeps: each whole block and each block's
@@ -264,9 +280,13 @@ impl ColumnsFile {
 
     /// Block `b`'s decompressed body.
     fn block_body(&self, b: usize) -> Result<Arc<[u8]>, StoreError> {
-        if let Some((held, body)) = &*self.recent.lock().unwrap_or_else(|p| p.into_inner()) {
-            if *held == b {
-                return Ok(body.clone());
+        {
+            let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(at) = recent.iter().position(|(held, _)| *held == b) {
+                let hit = recent.remove(at).expect("found");
+                let body = hit.1.clone();
+                recent.push_back(hit);
+                return Ok(body);
             }
         }
         let e = self
@@ -281,7 +301,13 @@ impl ColumnsFile {
         let mut body = Vec::new();
         decompress_block(&self.path, &self.head, b, &comp, &mut body)?;
         let body: Arc<[u8]> = body.into();
-        *self.recent.lock().unwrap_or_else(|p| p.into_inner()) = Some((b, body.clone()));
+        let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
+        recent.push_back((b, body.clone()));
+        while recent.len() > RECENT_BODIES
+            || recent.iter().map(|r| r.1.len()).sum::<usize>() > RECENT_BODY_BYTES
+        {
+            recent.pop_front();
+        }
         Ok(body)
     }
 
