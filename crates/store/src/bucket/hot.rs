@@ -607,7 +607,9 @@ mod tests {
     use std::os::unix::fs::FileExt;
 
     use super::*;
+    use crate::bucket::journal::JournalSink;
     use crate::bucket::warm::WarmBucket;
+    use crate::consts::{magic, JOURNAL_FILE};
 
     /// Log-like events varied enough for the dictionary to train.
     fn event(i: u64) -> Event {
@@ -741,6 +743,25 @@ mod tests {
         })
         .unwrap();
         assert_eq!(raws, expected(n).0);
+
+        // The journal a warm write from the same events makes (recovery from the WAL) is the
+        // same file: same dictionary, trained on the same slices, and the same frames.
+        let other = dir.path().join("other");
+        std::fs::create_dir(&other).unwrap();
+        let path = other.join(JOURNAL_FILE);
+        let mut sink = JournalSink::with_dictionary(&path, magic::JOURNAL).unwrap();
+        let mut builder = Builder::new(7);
+        for i in 0..n {
+            builder.push(&event(i), &mut sink).unwrap();
+        }
+        builder.finish_slices(&mut sink).unwrap();
+        let (_, slices, dict) = sink.finish().unwrap();
+        assert_eq!(&slices[..], b.slices());
+        assert_eq!(dict, ix.slices.dict().unwrap().bytes);
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            std::fs::read(warm.join(JOURNAL_FILE)).unwrap()
+        );
     }
 
     /// A bucket rolled while its slices are held back raw is written as from its WAL: trained
