@@ -93,6 +93,10 @@ pub const JOURNAL_DICT_TRAIN_BYTES: usize = 16 * SLICE_TARGET_BYTES;
 /// wants many small samples, about the size of what one frame will see repeated).
 pub const JOURNAL_DICT_SAMPLE: usize = 4096;
 /// zstd level of journal slices: level 3 compresses logs ~8–12× at several hundred MB/s.
+/// With the journal dictionary, lower levels do not pay on the generated corpus: level 1 ran
+/// about as many instructions (zstd compresses 128 KiB frames with a dictionary through its
+/// slower external-dictionary match finders at every level) and wrote a 0.5–4.7 % larger
+/// journal, level 2 a ~2.6 % larger one (session 6).
 pub const ZSTD_LEVEL: i32 = 3;
 /// Bloom filter bits per distinct term: 10 bits and 7 hashes give about 1 % false positives.
 pub const BLOOM_BITS_PER_TERM: u64 = 10;

@@ -542,7 +542,7 @@ fn roll_hot(dir: &Path, hot: Hot) -> Result<(), RollFailed> {
     let published = {
         let ix = hot.index.read();
         publish(dir, hot.id, |tmp| {
-            crate::bucket::write::write_builder(tmp, &ix.builder, &ix.slices.0)
+            crate::bucket::write::write_builder(tmp, &ix.builder, &ix.slices)
         })
     };
     if let Err(error) = published {

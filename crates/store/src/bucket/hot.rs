@@ -23,66 +23,118 @@ use lode_event::Event;
 use roaring::RoaringBitmap;
 
 use crate::bucket::build::{Builder, SliceSink, CHUNK_EVENTS};
+use crate::bucket::journal::{slice_compressor, train_dictionary};
 use crate::bucket::{read_events_with, BucketRead, EventView, IndexedFields, SliceSource};
 use crate::columns::{Columns, EventColumns};
-use crate::consts::WAL_FILE;
+use crate::consts::{JOURNAL_DICT_TRAIN_BYTES, WAL_FILE};
 use crate::error::{IoContext, StoreError};
 use crate::layout::parse_name;
 use crate::meta::BucketMeta;
 use crate::query::{eval, TermQuery, TermSource};
 use crate::wal;
 
-/// zstd level of the in-memory copies of completed hot slices: the fastest, since the roll
-/// recompresses them for the journal (with its dictionary) anyway.
-const HOT_SLICE_LEVEL: i32 = 1;
-
-/// One completed slice, compressed (an uncompressed 128 MB hot bucket would be held in memory
-/// twice over while the next one fills during its roll).
+/// One completed slice of a hot bucket.
 #[derive(Clone)]
-pub(crate) struct HotSlice {
-    /// Uncompressed length.
-    pub ulen: u32,
-    /// zstd frame.
-    pub data: Arc<[u8]>,
+pub(crate) enum HotSlice {
+    /// Held back uncompressed (one of the first slices, until the bucket's journal dictionary
+    /// is trained on them).
+    Raw(Arc<[u8]>),
+    /// Its journal frame: compressed once, with the bucket's dictionary when it has one, and
+    /// copied as is into `journal.zst` by the roll.
+    Frame {
+        /// Uncompressed length.
+        ulen: u32,
+        /// zstd frame.
+        data: Arc<[u8]>,
+    },
 }
 
-impl HotSlice {
-    /// The uncompressed bytes, into `out`.
-    pub fn decompress_into(&self, out: &mut Vec<u8>) -> std::io::Result<()> {
-        let n = crate::dctx::decompress(&self.data, None, self.ulen as usize, out)
-            .map_err(std::io::Error::other)?;
-        debug_assert_eq!(n, self.ulen as usize);
+/// A hot bucket's trained journal dictionary.
+pub(crate) struct HotDict {
+    /// Its bytes (empty: training failed, frames use none), as `slices.dat` stores them.
+    pub bytes: Vec<u8>,
+    /// Digested for decompression.
+    ddict: Option<crate::dctx::Dict>,
+}
+
+/// Completed slices, shared between the growing index and its snapshots.
+///
+/// The first slices, up to [`JOURNAL_DICT_TRAIN_BYTES`] (~2 MiB, the bucket's only
+/// uncompressed slices besides the one being filled), are held back raw; once they are there
+/// the journal dictionary is trained on them and they and every later slice are kept as their
+/// journal frames (see `bucket::journal`). A bucket that rolls before that still has them raw,
+/// and its roll trains on them as a warm write does.
+#[derive(Default)]
+pub(crate) struct SharedSlices {
+    /// In slice order: all [`HotSlice::Raw`] before training, all [`HotSlice::Frame`] after.
+    list: Vec<HotSlice>,
+    /// Uncompressed bytes of the raw slices held back.
+    held_bytes: usize,
+    /// Once trained: the dictionary and a compressor with it.
+    trained: Option<(Arc<HotDict>, zstd::bulk::Compressor<'static>)>,
+}
+
+impl SharedSlices {
+    /// The completed slices, in order.
+    pub fn list(&self) -> &[HotSlice] {
+        &self.list
+    }
+
+    /// The trained dictionary; `None` while the first slices are held back raw.
+    pub fn dict(&self) -> Option<&Arc<HotDict>> {
+        self.trained.as_ref().map(|(d, _)| d)
+    }
+
+    /// Trains the dictionary on the held-back slices and replaces them by their frames.
+    fn train(&mut self) -> Result<(), StoreError> {
+        let raw: Vec<Arc<[u8]>> = self
+            .list
+            .iter()
+            .filter_map(|s| match s {
+                HotSlice::Raw(r) => Some(r.clone()),
+                HotSlice::Frame { .. } => None,
+            })
+            .collect();
+        let bytes = train_dictionary(&raw);
+        let mut comp = slice_compressor(&bytes).map_err(hot_io)?;
+        for (s, r) in self.list.iter_mut().zip(&raw) {
+            *s = HotSlice::Frame {
+                ulen: r.len() as u32,
+                data: comp.compress(r).map_err(hot_io)?.into(),
+            };
+        }
+        let ddict = crate::dctx::Dict::new(&bytes);
+        self.trained = Some((Arc::new(HotDict { bytes, ddict }), comp));
+        self.held_bytes = 0;
         Ok(())
     }
 }
 
-thread_local! {
-    /// A compressor per writing thread (a context allocates its tables once).
-    static HOT_COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
-        const { std::cell::RefCell::new(None) };
+fn hot_io(e: std::io::Error) -> StoreError {
+    StoreError::Io {
+        path: PathBuf::from("<hot slice>"),
+        source: e,
+    }
 }
-
-/// Completed slices, shared between the growing index and its snapshots.
-#[derive(Default)]
-pub(crate) struct SharedSlices(pub Vec<HotSlice>);
 
 impl SliceSink for SharedSlices {
     fn put(&mut self, _n: u32, raw: &[u8]) -> Result<(), StoreError> {
-        let data = HOT_COMPRESSOR.with(|c| -> std::io::Result<Vec<u8>> {
-            let mut c = c.borrow_mut();
-            if c.is_none() {
-                *c = Some(zstd::bulk::Compressor::new(HOT_SLICE_LEVEL)?);
+        match &mut self.trained {
+            Some((_, comp)) => {
+                let data = comp.compress(raw).map_err(hot_io)?;
+                self.list.push(HotSlice::Frame {
+                    ulen: raw.len() as u32,
+                    data: data.into(),
+                });
             }
-            c.as_mut().expect("set above").compress(raw)
-        });
-        let data = data.map_err(|e| StoreError::Io {
-            path: std::path::PathBuf::from("<hot slice>"),
-            source: e,
-        })?;
-        self.0.push(HotSlice {
-            ulen: raw.len() as u32,
-            data: data.into(),
-        });
+            None => {
+                self.list.push(HotSlice::Raw(raw.into()));
+                self.held_bytes += raw.len();
+                if self.held_bytes >= JOURNAL_DICT_TRAIN_BYTES {
+                    self.train()?;
+                }
+            }
+        }
         Ok(())
     }
 }
@@ -301,8 +353,10 @@ pub struct HotBucket {
     path: PathBuf,
     meta: BucketMeta,
     cols: HotColumns,
-    /// Completed slices (compressed).
+    /// Completed slices.
     slices: Vec<HotSlice>,
+    /// The dictionary of their frames, once trained.
+    dict: Option<Arc<HotDict>>,
     /// The slice being filled, uncompressed.
     current: Arc<[u8]>,
     /// The shared, growing index; only postings below `meta.event_count` belong to this snapshot.
@@ -325,7 +379,8 @@ impl HotBucket {
         let ix = index.read().unwrap_or_else(|p| p.into_inner());
         let meta = ix.builder.meta();
         let cols = HotColumns::of(&ix.builder);
-        let slices = ix.slices.0.clone();
+        let slices = ix.slices.list.clone();
+        let dict = ix.slices.dict().cloned();
         let current: Arc<[u8]> = ix.builder.current_slice().into();
         drop(ix);
         HotBucket {
@@ -333,6 +388,7 @@ impl HotBucket {
             meta,
             cols,
             slices,
+            dict,
             current,
             index,
         }
@@ -466,10 +522,18 @@ impl SliceSource for HotBucket {
             .slices
             .get(i)
             .ok_or_else(|| StoreError::corrupt(&self.path, format!("no slice {n}")))?;
+        let (ulen, data) = match hs {
+            HotSlice::Raw(raw) => return Ok(raw),
+            HotSlice::Frame { ulen, data } => (*ulen, data),
+        };
         if s.0 != Some(n) {
             s.0 = None;
-            hs.decompress_into(&mut s.1)
-                .map_err(|e| StoreError::corrupt(&self.path, format!("hot slice {n}: {e}")))?;
+            let bad = |r: String| StoreError::corrupt(&self.path, format!("hot slice {n}: {r}"));
+            let ddict = self.dict.as_ref().and_then(|d| d.ddict.as_ref());
+            let got = crate::dctx::decompress(data, ddict, ulen as usize, &mut s.1).map_err(bad)?;
+            if got != ulen as usize {
+                return Err(bad("decompresses to the wrong length".into()));
+            }
             s.0 = Some(n);
         }
         Ok(&s.1)
@@ -535,5 +599,198 @@ impl BucketRead for HotBucket {
         f: &mut dyn FnMut(EventView<'_>) -> bool,
     ) -> Result<(), StoreError> {
         read_events_with(&self.path, &self.cols, self, ids, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::FileExt;
+
+    use super::*;
+    use crate::bucket::journal::JournalSink;
+    use crate::bucket::warm::WarmBucket;
+    use crate::consts::{magic, JOURNAL_FILE};
+
+    /// Log-like events varied enough for the dictionary to train.
+    fn event(i: u64) -> Event {
+        let raw = format!(
+            "2024-01-01T00:{:02}:{:02} host=web{} user=u{} GET /api/v{}/items?id={} status={} \
+             took={}ms {}",
+            i / 60 % 60,
+            i % 60,
+            i % 4,
+            i * 7 % 113,
+            i % 3,
+            i * 31 % 1000,
+            [200, 200, 404, 500][i as usize % 4],
+            i * 13 % 997,
+            if i.is_multiple_of(11) { "rare" } else { "ok" }
+        );
+        Event {
+            time: 1_700_000_000_000_000 + i as i64,
+            index_time: 1_700_000_100,
+            linecount: 1,
+            raw,
+            host: format!("web{}", i % 4),
+            source: "/var/log/app.log".into(),
+            sourcetype: "app".into(),
+            index: "main".into(),
+            ..Default::default()
+        }
+    }
+
+    /// The raw text of every event of a snapshot of `index`, and the events having `rare`.
+    fn search(path: &Path, index: &SharedIndex) -> (Vec<String>, Vec<u32>) {
+        let b = HotBucket::snapshot(path, index.clone());
+        let mut raws = Vec::new();
+        b.read_events(&mut (0..b.n()), &mut |v| {
+            raws.push(v.raw.to_string());
+            true
+        })
+        .unwrap();
+        let rare = b.eval(&TermQuery::Term(b"rare".to_vec())).unwrap();
+        (raws, rare.iter().collect())
+    }
+
+    fn expected(n: u64) -> (Vec<String>, Vec<u32>) {
+        let raws = (0..n).map(|i| event(i).raw).collect();
+        let rare = (0..n as u32).filter(|i| i % 11 == 0).collect();
+        (raws, rare)
+    }
+
+    /// Held-back slices are searched raw; once the dictionary is trained every slice is a frame
+    /// searched with it; the roll copies those frames into the journal byte for byte, with the
+    /// same dictionary.
+    #[test]
+    fn slices_are_compressed_once_and_searchable_throughout() {
+        let dir = tempfile::tempdir().unwrap();
+        let hot_path = dir.path().join("hot_v1_7");
+        let index: SharedIndex = Arc::new(RwLock::new(HotIndex::new(7)));
+        let mut n = 0u64;
+        let push_until = |n: &mut u64, done: &dyn Fn(&HotIndex) -> bool| {
+            let mut ix = index.write().unwrap();
+            while !done(&ix) {
+                ix.push(&event(*n)).unwrap();
+                *n += 1;
+            }
+        };
+
+        // Before training: raw slices, searchable.
+        push_until(&mut n, &|ix| ix.slices.list().len() >= 3);
+        {
+            let ix = index.read().unwrap();
+            assert!(ix.slices.dict().is_none());
+            assert!(ix
+                .slices
+                .list()
+                .iter()
+                .all(|s| matches!(s, HotSlice::Raw(_))));
+        }
+        assert_eq!(search(&hot_path, &index), expected(n));
+
+        // Trained, then a few slices more: every slice is a frame, searchable.
+        push_until(&mut n, &|ix| ix.slices.dict().is_some());
+        let trained_at = index.read().unwrap().slices.list().len();
+        push_until(&mut n, &|ix| ix.slices.list().len() >= trained_at + 3);
+        {
+            let ix = index.read().unwrap();
+            let d = ix.slices.dict().unwrap();
+            assert!(!d.bytes.is_empty(), "training failed");
+            assert!(ix
+                .slices
+                .list()
+                .iter()
+                .all(|s| matches!(s, HotSlice::Frame { .. })));
+            let lens: Vec<usize> = ix.slices.list()[..trained_at]
+                .iter()
+                .map(|s| match s {
+                    HotSlice::Frame { ulen, .. } => *ulen as usize,
+                    HotSlice::Raw(_) => unreachable!(),
+                })
+                .collect();
+            // Trained on the slices a warm write holds back: the first ones reaching the
+            // training bytes.
+            let held: usize = lens.iter().sum();
+            assert!(held >= JOURNAL_DICT_TRAIN_BYTES);
+            assert!(held - lens[trained_at - 1] < JOURNAL_DICT_TRAIN_BYTES);
+        }
+        assert_eq!(search(&hot_path, &index), expected(n));
+
+        // Roll: the journal's frames are the hot frames, then the last slice.
+        let warm = dir.path().join("tmp_7");
+        std::fs::create_dir(&warm).unwrap();
+        let ix = index.read().unwrap();
+        crate::bucket::write::write_builder(&warm, &ix.builder, &ix.slices).unwrap();
+        let b = WarmBucket::open(&warm).unwrap();
+        let hot = ix.slices.list();
+        assert_eq!(b.slices().len(), hot.len() + 1);
+        for (e, s) in b.slices().iter().zip(hot) {
+            let HotSlice::Frame { ulen, data } = s else {
+                unreachable!()
+            };
+            let mut got = vec![0; e.clen as usize];
+            b.journal_file().read_exact_at(&mut got, e.offset).unwrap();
+            assert_eq!((e.ulen, &got[..]), (*ulen, &data[..]));
+        }
+        assert_eq!(
+            b.journal_dicts().dicts,
+            vec![ix.slices.dict().unwrap().bytes.clone()]
+        );
+        let mut raws = Vec::new();
+        b.read_events(&mut (0..n as u32), &mut |v| {
+            raws.push(v.raw.to_string());
+            true
+        })
+        .unwrap();
+        assert_eq!(raws, expected(n).0);
+
+        // The journal a warm write from the same events makes (recovery from the WAL) is the
+        // same file: same dictionary, trained on the same slices, and the same frames.
+        let other = dir.path().join("other");
+        std::fs::create_dir(&other).unwrap();
+        let path = other.join(JOURNAL_FILE);
+        let mut sink = JournalSink::with_dictionary(&path, magic::JOURNAL).unwrap();
+        let mut builder = Builder::new(7);
+        for i in 0..n {
+            builder.push(&event(i), &mut sink).unwrap();
+        }
+        builder.finish_slices(&mut sink).unwrap();
+        let (_, slices, dict) = sink.finish().unwrap();
+        assert_eq!(&slices[..], b.slices());
+        assert_eq!(dict, ix.slices.dict().unwrap().bytes);
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            std::fs::read(warm.join(JOURNAL_FILE)).unwrap()
+        );
+    }
+
+    /// A bucket rolled while its slices are held back raw is written as from its WAL: trained
+    /// at the roll when it has enough bytes, without a dictionary otherwise.
+    #[test]
+    fn a_bucket_rolled_before_training_is_written_whole() {
+        for events in [500, 20_000] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut ix = HotIndex::new(3);
+            for i in 0..events {
+                ix.push(&event(i)).unwrap();
+            }
+            assert!(ix.slices.dict().is_none());
+            let warm = dir.path().join("tmp_3");
+            std::fs::create_dir(&warm).unwrap();
+            crate::bucket::write::write_builder(&warm, &ix.builder, &ix.slices).unwrap();
+            let b = WarmBucket::open(&warm).unwrap();
+            let dict = b.journal_dict_len();
+            assert_eq!(
+                dict > 0,
+                ix.builder.meta.raw_bytes as usize >= JOURNAL_DICT_TRAIN_BYTES / 2
+            );
+            let mut raws = Vec::new();
+            b.read_events(&mut (0..events as u32), &mut |v| {
+                raws.push(v.raw.to_string());
+                true
+            })
+            .unwrap();
+            assert_eq!(raws, expected(events).0);
+        }
     }
 }

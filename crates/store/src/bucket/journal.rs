@@ -214,10 +214,18 @@ pub fn parse_slices_file(
 
 /// Trains a zstd dictionary of at most [`JOURNAL_DICT_BYTES`] on every other
 /// [`JOURNAL_DICT_SAMPLE`]-byte piece of `slices` (half the bytes train as well as all of them
-/// on the generated corpus, at half the CPU); empty when training fails (too little or too
-/// uniform data), and the slices are then compressed without one.
-fn train(slices: &[Vec<u8>]) -> Vec<u8> {
-    let all: Vec<u8> = slices.concat();
+/// on the generated corpus, at half the CPU). Empty (no dictionary) when the slices hold less
+/// than half of [`JOURNAL_DICT_TRAIN_BYTES`], where one would cost more than it saves, or when
+/// training fails (too uniform data); the slices are then compressed without one.
+pub(crate) fn train_dictionary<S: AsRef<[u8]>>(slices: &[S]) -> Vec<u8> {
+    let total: usize = slices.iter().map(|s| s.as_ref().len()).sum();
+    if total < JOURNAL_DICT_TRAIN_BYTES / 2 {
+        return Vec::new();
+    }
+    let mut all = Vec::with_capacity(total);
+    for s in slices {
+        all.extend_from_slice(s.as_ref());
+    }
     let mut data = Vec::with_capacity(all.len() / 2 + JOURNAL_DICT_SAMPLE);
     let mut sizes = Vec::new();
     for piece in all.chunks(JOURNAL_DICT_SAMPLE).step_by(2) {
@@ -227,13 +235,25 @@ fn train(slices: &[Vec<u8>]) -> Vec<u8> {
     zstd::dict::from_continuous(&data, &sizes, JOURNAL_DICT_BYTES).unwrap_or_default()
 }
 
+/// The compressor of journal slices: level [`ZSTD_LEVEL`], with `dict` unless it is empty.
+pub(crate) fn slice_compressor(dict: &[u8]) -> std::io::Result<zstd::bulk::Compressor<'static>> {
+    if dict.is_empty() {
+        zstd::bulk::Compressor::new(ZSTD_LEVEL)
+    } else {
+        zstd::bulk::Compressor::with_dictionary(ZSTD_LEVEL, dict)
+    }
+}
+
 /// Writes compressed slices to `journal.zst` and records the table.
 ///
 /// With a dictionary ([`JournalSink::with_dictionary`]) the first slices, up to
 /// [`JOURNAL_DICT_TRAIN_BYTES`], are held back and a zstd dictionary is trained on them; every
 /// slice is then compressed with it. Slices of 128 KiB compress as if each had the
 /// dictionary's context of the bucket before it (measured ~7 % smaller on the generated mixed
-/// corpus, 25 % for Java logs), while a read still decompresses one slice.
+/// corpus, 25 % for Java logs), while a read still decompresses one slice. A hot bucket trains
+/// its dictionary and compresses its slices while it fills (`bucket::hot`); its roll opens the
+/// sink with that dictionary ([`JournalSink::with_trained_dictionary`]) and copies the frames
+/// ([`JournalSink::put_compressed`]).
 pub(crate) struct JournalSink {
     pub out: FooterWriter,
     pub slices: Vec<SliceEntry>,
@@ -268,17 +288,28 @@ impl JournalSink {
         Ok(s)
     }
 
+    /// Creates the journal, compressing with `dict` (empty: none), already trained.
+    pub fn with_trained_dictionary(
+        path: &Path,
+        magic: [u8; 4],
+        dict: Vec<u8>,
+    ) -> Result<Self, StoreError> {
+        let mut s = Self::create(path, magic)?;
+        if !dict.is_empty() {
+            s.comp = slice_compressor(&dict).at(path)?;
+        }
+        s.dict = dict;
+        Ok(s)
+    }
+
     /// Trains the dictionary on the held-back slices (when there are enough) and writes them.
     fn flush_pending(&mut self) -> Result<(), StoreError> {
         let Some(pending) = self.pending.take() else {
             return Ok(());
         };
-        if self.pending_bytes >= JOURNAL_DICT_TRAIN_BYTES / 2 {
-            self.dict = train(&pending);
-            if !self.dict.is_empty() {
-                self.comp = zstd::bulk::Compressor::with_dictionary(ZSTD_LEVEL, &self.dict)
-                    .at(&self.path)?;
-            }
+        self.dict = train_dictionary(&pending);
+        if !self.dict.is_empty() {
+            self.comp = slice_compressor(&self.dict).at(&self.path)?;
         }
         for raw in &pending {
             self.compress(raw)?;
@@ -296,13 +327,21 @@ impl JournalSink {
 
     fn compress(&mut self, raw: &[u8]) -> Result<(), StoreError> {
         let c = self.comp.compress(raw).at(&self.path)?;
+        self.put_compressed(raw.len() as u32, &c)
+    }
+
+    /// Appends `frame`, a slice of `ulen` bytes compressed already with this sink's dictionary.
+    /// For a sink created with its dictionary ([`JournalSink::with_trained_dictionary`]), never
+    /// one still holding slices back to train.
+    pub fn put_compressed(&mut self, ulen: u32, frame: &[u8]) -> Result<(), StoreError> {
+        debug_assert!(self.pending.is_none(), "frame given to a training sink");
         self.slices.push(SliceEntry {
             offset: self.out.position(),
-            clen: c.len() as u32,
-            ulen: raw.len() as u32,
-            hash: xxh3_64(&c),
+            clen: frame.len() as u32,
+            ulen,
+            hash: xxh3_64(frame),
         });
-        self.out.write(&c)
+        self.out.write(frame)
     }
 }
 

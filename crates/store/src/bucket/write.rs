@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use crate::bloom::Bloom;
 use crate::bucket::build::{Builder, SliceSink};
-use crate::bucket::hot::HotSlice;
+use crate::bucket::hot::{HotSlice, SharedSlices};
 use crate::bucket::journal::{encode_slices, encode_slices_file, JournalSink};
 use crate::consts::{
     magic, BLOOM_FILE, COLUMNS_FILE, JOURNAL_FILE, LEXICON_FILE, META_FILE, POSTINGS_FILE,
@@ -29,19 +29,25 @@ pub(crate) fn write_warm(dir: &Path, id: u64, wal_path: &Path) -> Result<BucketM
 }
 
 /// Builds every warm file in `dir` (which must exist and be empty) from `builder`, whose
-/// completed slices are `slices` (in order; the one being filled is the builder's). Each file is
-/// fsynced; the caller fsyncs and renames `dir`.
+/// completed slices are `slices` (the one being filled is the builder's). Slices already in
+/// their journal form are copied as they are, with their dictionary; slices still held back raw
+/// (a bucket smaller than the dictionary's training bytes) are trained on and compressed here.
+/// Each file is fsynced; the caller fsyncs and renames `dir`.
 pub(crate) fn write_builder(
     dir: &Path,
     builder: &Builder,
-    slices: &[HotSlice],
+    slices: &SharedSlices,
 ) -> Result<BucketMeta, StoreError> {
-    let mut sink = JournalSink::with_dictionary(&dir.join(JOURNAL_FILE), magic::JOURNAL)?;
-    let mut raw = Vec::new();
-    for (n, hs) in slices.iter().enumerate() {
-        hs.decompress_into(&mut raw)
-            .map_err(|e| StoreError::corrupt(dir, format!("hot slice {n}: {e}")))?;
-        sink.put(n as u32, &raw)?;
+    let path = dir.join(JOURNAL_FILE);
+    let mut sink = match slices.dict() {
+        Some(d) => JournalSink::with_trained_dictionary(&path, magic::JOURNAL, d.bytes.clone())?,
+        None => JournalSink::with_dictionary(&path, magic::JOURNAL)?,
+    };
+    for (n, hs) in slices.list().iter().enumerate() {
+        match hs {
+            HotSlice::Frame { ulen, data } => sink.put_compressed(*ulen, data)?,
+            HotSlice::Raw(raw) => sink.put(n as u32, raw)?,
+        }
     }
     write_rest(dir, builder, sink)
 }
