@@ -261,7 +261,7 @@ impl BucketCache {
         let mut g = self.lock();
         let readers = g.bytes - g.term_bytes;
         let room = (budget / TERMS_SHARE).min(budget.saturating_sub(readers));
-        if bytes > room / 8 || !g.map.get(path).is_some_and(|e| !e.terms.contains_key(term)) {
+        if bytes > room / 8 || g.map.get(path).is_none_or(|e| e.terms.contains_key(term)) {
             // Too large to be worth a slot, the reader left the cache, or another search kept it.
             return;
         }
