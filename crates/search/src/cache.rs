@@ -20,8 +20,18 @@
 //! searches bypass it. Hot buckets are never cached here (the store keeps its own hot-bucket
 //! index cache and a hot bucket changes with every append).
 //!
+//! Decoded postings: a term looked up in a cached reader keeps its decoded postings (a roaring
+//! bitmap) with the reader's entry, so the next search of the same term in that bucket skips the
+//! lexicon block and postings decoding (in `lode bench --scenario service` they were a third of a
+//! `<words> | head 10` search's CPU). They share the byte budget, charged at their serialized
+//! size plus the term, and may hold at most a quarter of it ([`TERMS_SHARE`]); they are evicted
+//! before any reader (a miss costs one decode, not a bucket open), oldest first, in batches that
+//! free an eighth of their share so an insert does not sort the map each time. They leave with
+//! their reader.
+//!
 //! Naive twin: `lode_store::open_bucket` for every search; results are identical by construction
-//! (the same reader type answers) and a test checks it under a budget that evicts constantly.
+//! (the same reader type answers; cached postings are what the reader decoded) and tests check
+//! both under budgets that evict constantly.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -29,10 +39,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use lode_store::consts::{COLUMNS_FILE, LEXICON_FILE, META_FILE, SLICES_FILE};
-use lode_store::{BucketRead, StoreError, WarmBucket};
+use lode_store::query::TermSource;
+use lode_store::{StoreError, TermQuery, WarmBucket};
+use roaring::RoaringBitmap;
 
-/// A shared bucket reader.
-pub type SharedReader = Arc<dyn BucketRead + Send + Sync>;
+/// A shared warm-bucket reader.
+pub type SharedReader = Arc<WarmBucket>;
+
+/// Decoded postings may hold at most this fraction (1/n) of the budget.
+pub const TERMS_SHARE: u64 = 4;
+/// Fixed charge per cached term besides its bitmap and bytes: map entry, `Arc`, allocations.
+const TERM_OVERHEAD: u64 = 96;
 
 /// Default byte budget of the server's cache: the four readers of the 1 GB bench corpus weigh
 /// about 290 MB once their column blocks are decoded, and 256 MB made them evict each other
@@ -60,6 +77,14 @@ pub struct CacheStats {
     pub bytes: u64,
     /// Byte budget now.
     pub budget: u64,
+    /// Term lookups answered from cached decoded postings.
+    pub term_hits: u64,
+    /// Term lookups that decoded postings.
+    pub term_misses: u64,
+    /// Decoded postings held now (terms × buckets).
+    pub term_entries: u64,
+    /// Bytes of decoded postings held now (included in `bytes`).
+    pub term_bytes: u64,
 }
 
 struct Entry {
@@ -70,18 +95,35 @@ struct Entry {
     bytes: u64,
     /// Tick of the last use (larger = more recent).
     used: u64,
+    /// Decoded postings of terms looked up in this bucket.
+    terms: HashMap<Vec<u8>, Term>,
+}
+
+/// The decoded postings of one term of one bucket.
+struct Term {
+    bits: Arc<RoaringBitmap>,
+    /// Bytes charged.
+    bytes: u64,
+    /// Tick of the last use.
+    used: u64,
 }
 
 #[derive(Default)]
 struct Inner {
     map: HashMap<PathBuf, Entry>,
-    /// Sum of the entries' `bytes`.
+    /// Sum of the entries' `bytes` and of their terms' bytes.
     bytes: u64,
+    /// Of `bytes`, the terms' (decoded postings).
+    term_bytes: u64,
+    /// Terms held, over all entries.
+    term_entries: u64,
     /// Use counter: the clock of the LRU order.
     tick: u64,
     hits: u64,
     misses: u64,
     evictions: u64,
+    term_hits: u64,
+    term_misses: u64,
 }
 
 /// A memory-bounded LRU cache of warm-bucket readers keyed by bucket directory. `Sync`: shared by
@@ -166,9 +208,83 @@ impl BucketCache {
                 size,
                 bytes,
                 used: tick,
+                terms: HashMap::new(),
             },
         );
         Ok(reader)
+    }
+
+    /// Evaluates `q` against `reader` (the warm bucket at `path`, from [`BucketCache::open_warm`]),
+    /// taking each term's decoded postings from the cache when held and keeping those it decodes
+    /// (when the reader is cached and they fit the terms' share of the budget). Same answer as
+    /// `reader.eval(q)`.
+    pub fn eval(
+        &self,
+        path: &Path,
+        reader: &WarmBucket,
+        q: &TermQuery,
+    ) -> Result<RoaringBitmap, StoreError> {
+        lode_store::query::eval(
+            &CachedTerms {
+                cache: self,
+                path,
+                reader,
+            },
+            q,
+        )
+    }
+
+    /// The cached postings of `term` in the bucket at `path`, marked used.
+    fn term(&self, path: &Path, term: &[u8]) -> Option<Arc<RoaringBitmap>> {
+        let mut g = self.lock();
+        g.tick += 1;
+        let tick = g.tick;
+        let found = g
+            .map
+            .get_mut(path)
+            .and_then(|e| e.terms.get_mut(term))
+            .map(|t| {
+                t.used = tick;
+                t.bits.clone()
+            });
+        match found {
+            Some(_) => g.term_hits += 1,
+            None => g.term_misses += 1,
+        }
+        found
+    }
+
+    /// Keeps `bits`, the postings of `term` in the cached bucket at `path`, if they fit.
+    fn keep_term(&self, path: &Path, term: &[u8], bits: &RoaringBitmap) {
+        let budget = self.budget.load(Ordering::Relaxed);
+        let bytes = bits.serialized_size() as u64 + term.len() as u64 + TERM_OVERHEAD;
+        let mut g = self.lock();
+        let readers = g.bytes - g.term_bytes;
+        let room = (budget / TERMS_SHARE).min(budget.saturating_sub(readers));
+        if bytes > room / 8 || g.map.get(path).is_none_or(|e| e.terms.contains_key(term)) {
+            // Too large to be worth a slot, the reader left the cache, or another search kept it.
+            return;
+        }
+        if g.term_bytes + bytes > room {
+            let keep = room - room / 8 - bytes;
+            evict_terms_to(&mut g, keep);
+        }
+        g.tick += 1;
+        let tick = g.tick;
+        let Some(e) = g.map.get_mut(path) else {
+            return;
+        };
+        e.terms.insert(
+            term.to_vec(),
+            Term {
+                bits: Arc::new(bits.clone()),
+                bytes,
+                used: tick,
+            },
+        );
+        g.bytes += bytes;
+        g.term_bytes += bytes;
+        g.term_entries += 1;
     }
 
     /// Drops the entries of buckets directly under `index_dir` that are not in `listed` (the
@@ -185,9 +301,7 @@ impl BucketCache {
             .cloned()
             .collect();
         for p in gone {
-            if let Some(e) = g.map.remove(&p) {
-                g.bytes -= e.bytes;
-            }
+            remove(&mut g, &p);
         }
     }
 
@@ -196,6 +310,8 @@ impl BucketCache {
         let mut g = self.lock();
         g.map.clear();
         g.bytes = 0;
+        g.term_bytes = 0;
+        g.term_entries = 0;
     }
 
     /// Current counters.
@@ -208,12 +324,64 @@ impl BucketCache {
             entries: g.map.len() as u64,
             bytes: g.bytes,
             budget: self.budget.load(Ordering::Relaxed),
+            term_hits: g.term_hits,
+            term_misses: g.term_misses,
+            term_entries: g.term_entries,
+            term_bytes: g.term_bytes,
         }
     }
 }
 
-/// Evicts least recently used entries until the total is at most `limit` bytes.
+/// A cached reader's term source with the cache in front of its postings.
+struct CachedTerms<'a> {
+    cache: &'a BucketCache,
+    path: &'a Path,
+    reader: &'a WarmBucket,
+}
+
+impl TermSource for CachedTerms<'_> {
+    fn event_count(&self) -> u32 {
+        TermSource::event_count(self.reader)
+    }
+
+    fn postings(&self, term: &[u8]) -> Result<RoaringBitmap, StoreError> {
+        if let Some(bits) = self.cache.term(self.path, term) {
+            return Ok((*bits).clone());
+        }
+        let bits = TermSource::postings(self.reader, term)?;
+        self.cache.keep_term(self.path, term, &bits);
+        Ok(bits)
+    }
+
+    fn union_prefixed(
+        &self,
+        prefix: &[u8],
+        accept: &mut dyn FnMut(&[u8]) -> bool,
+        out: &mut RoaringBitmap,
+    ) -> Result<(), StoreError> {
+        TermSource::union_prefixed(self.reader, prefix, accept, out)
+    }
+}
+
+/// Drops the entry of `path` and its terms.
+fn remove(g: &mut Inner, path: &Path) -> bool {
+    let Some(e) = g.map.remove(path) else {
+        return false;
+    };
+    let terms: u64 = e.terms.values().map(|t| t.bytes).sum();
+    g.bytes -= e.bytes + terms;
+    g.term_bytes -= terms;
+    g.term_entries -= e.terms.len() as u64;
+    true
+}
+
+/// Evicts until the total is at most `limit` bytes: decoded postings first (all of them if need
+/// be), then least recently used readers.
 fn evict_to(g: &mut Inner, limit: u64) {
+    if g.bytes > limit && g.term_bytes > 0 {
+        let over = g.bytes - limit;
+        evict_terms_to(g, g.term_bytes.saturating_sub(over));
+    }
     while g.bytes > limit {
         let Some(oldest) = g
             .map
@@ -223,10 +391,38 @@ fn evict_to(g: &mut Inner, limit: u64) {
         else {
             break;
         };
-        if let Some(e) = g.map.remove(&oldest) {
-            g.bytes -= e.bytes;
+        if remove(g, &oldest) {
             g.evictions += 1;
         }
+    }
+}
+
+/// Evicts the least recently used decoded postings until they total at most `limit` bytes (one
+/// sort of all terms per call: callers free a batch at a time).
+fn evict_terms_to(g: &mut Inner, limit: u64) {
+    if g.term_bytes <= limit {
+        return;
+    }
+    let mut all: Vec<(u64, PathBuf, Vec<u8>)> = g
+        .map
+        .iter()
+        .flat_map(|(p, e)| {
+            e.terms
+                .iter()
+                .map(move |(t, v)| (v.used, p.clone(), t.clone()))
+        })
+        .collect();
+    all.sort_unstable_by_key(|a| a.0);
+    for (_, p, t) in all {
+        if g.term_bytes <= limit {
+            break;
+        }
+        let Some(v) = g.map.get_mut(&p).and_then(|e| e.terms.remove(&t)) else {
+            continue;
+        };
+        g.bytes -= v.bytes;
+        g.term_bytes -= v.bytes;
+        g.term_entries -= 1;
     }
 }
 
@@ -283,7 +479,7 @@ pub fn configure(budget_bytes: u64) {
 mod tests {
     use super::*;
     use lode_event::Event;
-    use lode_store::{list_buckets, open_bucket, IndexConfig, IndexWriter, TermQuery};
+    use lode_store::{list_buckets, open_bucket, BucketRead, IndexConfig, IndexWriter};
 
     /// An index of `n` warm buckets of 50 events each; returns the bucket directories.
     fn index(root: &Path, n: usize) -> Vec<PathBuf> {
@@ -427,6 +623,81 @@ mod tests {
         let s = c.stats();
         assert_eq!(s.entries, 2);
         assert_eq!(s.bytes, sizing(&paths[0]).fixed + sizing(&paths[2]).fixed);
+    }
+
+    #[test]
+    fn decoded_postings_are_kept_and_answer_like_the_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = index(dir.path(), 2);
+        let c = BucketCache::new(DEFAULT_BUDGET_BYTES);
+        let queries = [
+            TermQuery::Term(b"word3".to_vec()),
+            TermQuery::Term(b"WORD3".to_vec()),
+            TermQuery::And(vec![
+                TermQuery::Term(b"common".to_vec()),
+                TermQuery::Term(b"word5".to_vec()),
+            ]),
+            TermQuery::Or(vec![
+                TermQuery::Term(b"nosuchterm".to_vec()),
+                TermQuery::Prefix(b"event1".to_vec()),
+            ]),
+            TermQuery::Not(Box::new(TermQuery::Term(b"bucket1".to_vec()))),
+        ];
+        for round in 0..2 {
+            for p in &paths {
+                let r = c.open_warm(p).unwrap();
+                for q in &queries {
+                    assert_eq!(
+                        c.eval(p, &r, q).unwrap(),
+                        r.eval(q).unwrap(),
+                        "{round} {q:?}"
+                    );
+                }
+            }
+        }
+        let s = c.stats();
+        // word3, common, word5, nosuchterm, bucket1 per bucket; the second round hits them all
+        // (and so does WORD3, lowercased before the lookup).
+        assert_eq!(s.term_entries, 10, "{s:?}");
+        assert_eq!(s.term_misses, 10, "{s:?}");
+        assert_eq!(s.term_hits, 2 * 12 - 10, "{s:?}");
+        assert!(s.term_bytes > 0 && s.bytes > s.term_bytes, "{s:?}");
+        // Terms leave with their reader, and go first when the budget shrinks.
+        c.retain_listed(&dir.path().join("main"), &[paths[0].as_path()]);
+        assert_eq!(c.stats().term_entries, 5);
+        let readers = c.stats().bytes - c.stats().term_bytes;
+        c.set_budget(readers);
+        let s = c.stats();
+        assert_eq!(
+            (s.entries, s.term_entries, s.term_bytes),
+            (1, 0, 0),
+            "{s:?}"
+        );
+        c.clear();
+        assert_eq!(c.stats().term_entries, 0);
+    }
+
+    #[test]
+    fn decoded_postings_stay_within_their_share() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = index(dir.path(), 1);
+        let r0 = WarmBucket::open(&paths[0]).unwrap();
+        let one = sizing(&paths[0]).fixed;
+        // Room for the reader and about one term's postings in the terms' share.
+        let term = r0.eval(&TermQuery::Term(b"event1".to_vec())).unwrap();
+        let per_term = term.serialized_size() as u64 + 6 + TERM_OVERHEAD;
+        let c = BucketCache::new((one + per_term * 8) * TERMS_SHARE / (TERMS_SHARE - 1));
+        let r = c.open_warm(&paths[0]).unwrap();
+        for i in 0..50 {
+            let q = TermQuery::Term(format!("event{i}").into_bytes());
+            assert_eq!(c.eval(&paths[0], &r, &q).unwrap(), r.eval(&q).unwrap());
+            let s = c.stats();
+            assert!(s.bytes <= s.budget, "{s:?}");
+            assert!(s.term_bytes <= s.budget / TERMS_SHARE, "{s:?}");
+        }
+        let s = c.stats();
+        assert!(s.term_entries > 0 && s.term_entries < 50, "{s:?}");
+        assert_eq!(s.entries, 1, "{s:?}");
     }
 
     #[test]

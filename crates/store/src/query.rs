@@ -49,8 +49,9 @@ pub fn glob_match(pat: &[u8], text: &[u8]) -> bool {
     pat[p..].iter().all(|&b| b == b'*')
 }
 
-/// What evaluation needs from a bucket's term index.
-pub(crate) trait TermSource {
+/// What evaluation needs from a bucket's term index. Public so that a caller can put a cache of
+/// decoded postings in front of a bucket's own (the search's reader cache does).
+pub trait TermSource {
     /// Number of events (event numbers are `0..event_count`).
     fn event_count(&self) -> u32;
     /// Postings of `term` (empty when absent).
@@ -66,7 +67,7 @@ pub(crate) trait TermSource {
 }
 
 /// Evaluates `q` against `src`.
-pub(crate) fn eval(src: &dyn TermSource, q: &TermQuery) -> Result<RoaringBitmap, StoreError> {
+pub fn eval(src: &dyn TermSource, q: &TermQuery) -> Result<RoaringBitmap, StoreError> {
     eval_depth(src, q, 0)
 }
 

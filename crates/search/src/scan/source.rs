@@ -99,14 +99,18 @@ pub fn list(root: &Path, indexes: &[String]) -> Result<Vec<BucketRef>, SearchErr
 /// directly (see `lode_store::open_bucket`).
 pub fn open(info: &BucketInfo) -> Result<Box<dyn BucketRead + Send + Sync>, StoreError> {
     if info.kind == BucketKind::Warm && cache::global().budget() > 0 {
-        return Ok(Box::new(Shared(cache::global().open_warm(&info.path)?)));
+        return Ok(Box::new(Shared(
+            cache::global().open_warm(&info.path)?,
+            info.path.clone(),
+        )));
     }
     lode_store::open_bucket(info)
 }
 
-/// A cached reader behind the boxed interface the scan holds: every method delegates, so the
-/// reader's own overrides (lazy per-event times, `prepare`) are kept.
-struct Shared(SharedReader);
+/// A cached reader (and its bucket directory) behind the boxed interface the scan holds: every
+/// method delegates, so the reader's own overrides (lazy per-event times, `prepare`) are kept,
+/// except that term queries go through the cache's decoded postings ([`cache::BucketCache::eval`]).
+struct Shared(SharedReader, std::path::PathBuf);
 
 impl BucketRead for Shared {
     fn meta(&self) -> &lode_store::BucketMeta {
@@ -119,7 +123,7 @@ impl BucketRead for Shared {
         self.0.may_contain(term)
     }
     fn eval(&self, q: &lode_store::TermQuery) -> Result<roaring::RoaringBitmap, StoreError> {
-        self.0.eval(q)
+        cache::global().eval(&self.1, &self.0, q)
     }
     fn times(&self) -> &[i64] {
         self.0.times()

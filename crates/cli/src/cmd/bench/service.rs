@@ -270,6 +270,12 @@ struct CacheFigures {
     hits: u64,
     misses: u64,
     evictions: u64,
+    /// Term lookups answered from the cache's decoded postings, and those that decoded.
+    term_hits: u64,
+    term_misses: u64,
+    /// Decoded postings held at the end, and their bytes (part of `bytes`).
+    term_entries: u64,
+    term_bytes: u64,
 }
 
 /// Runs the scenario.
@@ -319,6 +325,10 @@ pub fn run(args: &BenchArgs) -> CliResult {
         hits: c.hits,
         misses: c.misses,
         evictions: c.evictions,
+        term_hits: c.term_hits,
+        term_misses: c.term_misses,
+        term_entries: c.term_entries,
+        term_bytes: c.term_bytes,
     };
     server.stop()?;
     let lat: Vec<u64> = runs
@@ -403,5 +413,12 @@ fn print_report(r: &Report) {
         r.cache.hits,
         r.cache.misses,
         r.cache.evictions
+    );
+    println!(
+        "  decoded postings: {} terms held ({:.0} MB), {} lookups hit, {} decoded",
+        r.cache.term_entries,
+        r.cache.term_bytes as f64 / 1e6,
+        r.cache.term_hits,
+        r.cache.term_misses
     );
 }
