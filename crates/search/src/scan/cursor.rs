@@ -14,6 +14,10 @@ use crate::value::Value;
 
 /// First chunk of candidates read at once: small, so `head 10` reads little.
 const FIRST_CHUNK: usize = 16;
+/// First chunk of a sparse cursor: each of its events costs a slice decompression, and a
+/// newest-first merge fills a first chunk from every bucket it opens (super-sparse `head 100`
+/// over 14 buckets read all 202 candidates with chunks of 16).
+const FIRST_SPARSE_CHUNK: usize = 4;
 /// Largest chunk: amortises slice decompression without holding many rows.
 const MAX_CHUNK: usize = 1024;
 /// Newest-first chunks chosen by selection (one pass over the candidates each) before the rest
@@ -172,7 +176,7 @@ impl Cursor {
             keyed,
             bound: None,
             selections: 0,
-            chunk: FIRST_CHUNK,
+            chunk: if dense { FIRST_CHUNK } else { FIRST_SPARSE_CHUNK },
             time_ordered,
             dense,
             sorted: Vec::new(),
