@@ -103,6 +103,8 @@ struct Batch {
     events: u32,
     /// Number of the last of them.
     last_num: Option<u32>,
+    /// Scratch of a flush: the arena offset of each term (or [`NONE`]: nothing left to add).
+    ats: Vec<u32>,
 }
 
 /// One distinct term of a [`Batch`].
@@ -271,6 +273,20 @@ impl Default for TermIndex {
     }
 }
 
+/// Hints the CPU to load the cache line of `p` (no effect elsewhere than on x86-64).
+#[inline(always)]
+#[allow(unsafe_code)]
+pub(crate) fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetch` is only a hint (SSE, part of the x86-64 baseline): it never faults and
+    // reads nothing the program sees, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// 32 bits of a term's hash: what the table keeps.
 #[inline]
 fn hash32(t: &[u8]) -> u32 {
@@ -400,31 +416,64 @@ impl TermIndex {
     /// of event numbers. After an error the batch is dropped (the bucket is refused anyway).
     fn flush(&mut self) -> Result<(), StoreError> {
         let mut batch = std::mem::take(&mut self.batch);
-        let res = self.flush_from(&batch);
+        let mut ats = std::mem::take(&mut batch.ats);
+        let res = self.flush_from(&batch, &mut ats);
+        batch.ats = ats;
         batch.clear();
         self.batch = batch;
         res
     }
 
-    fn flush_from(&mut self, batch: &Batch) -> Result<(), StoreError> {
+    fn flush_from(&mut self, batch: &Batch, ats: &mut Vec<u32>) -> Result<(), StoreError> {
+        // Pass 1: find or insert each term (the big table's misses, one per distinct term).
+        ats.clear();
         for (i, bt) in batch.terms.iter().enumerate() {
             let t = batch.term(i as u32);
-            let mut nums = batch.tail(i as u32);
-            match self.find(bt.hash, t) {
-                Some(at) => self.push_run(at, nums)?,
+            let at = match self.find(bt.hash, t) {
+                Some(at) => at,
                 None => {
-                    let first = nums.next().expect("a batch term has an event");
+                    let first = batch.nodes[bt.head as usize].0;
                     let at = self.insert(bt.hash, t, first)?;
-                    self.push_run(at, nums)?;
+                    if bt.count == 1 {
+                        ats.push(NONE);
+                        continue;
+                    }
+                    at
                 }
+            };
+            ats.push(at as u32);
+        }
+        // Pass 2: append the runs, prefetching the lists and list tails of the terms a few
+        // places ahead (their addresses are known now, so their misses overlap).
+        for i in 0..ats.len() {
+            if let Some(&ahead) = ats.get(i + 8) {
+                if ahead != NONE {
+                    let l = read_u32(&self.arena, ahead as usize + 4);
+                    if let Some(list) = self.lists.get(l as usize) {
+                        prefetch(list);
+                    }
+                }
+            }
+            if let Some(&ahead) = ats.get(i + 4) {
+                if ahead != NONE {
+                    let l = read_u32(&self.arena, ahead as usize + 4);
+                    if let Some(list) = self.lists.get(l as usize) {
+                        self.pool.prefetch_tail(list.chain);
+                    }
+                }
+            }
+            let at = ats[i];
+            if at != NONE {
+                // The first number of a term just inserted equals its last: `push` skips it.
+                self.push_run(at as usize, batch.tail(i as u32))?;
             }
         }
         Ok(())
     }
 
-    /// Appends the ascending numbers `nums` to the postings of the term at `at` (all larger
-    /// than its last number: the batch holds each number once per term, and only numbers past
-    /// those flushed before).
+    /// Appends the ascending numbers `nums` to the postings of the term at `at` (larger than
+    /// its last number, except the first one of a term just inserted, which equals it: the
+    /// batch holds each number once per term, and only numbers past those flushed before).
     #[inline]
     fn push_run(&mut self, at: usize, mut nums: Tail<'_>) -> Result<(), StoreError> {
         // Through `push` until the term has a list (it creates it)...

@@ -139,6 +139,17 @@ impl Pool {
         Ok(())
     }
 
+    /// Hints the CPU to load the next byte `c` writes to.
+    #[inline]
+    pub fn prefetch_tail(&self, c: Chain) {
+        if let Some(page) = self.pages.get((c.tail >> PAGE_BITS) as usize) {
+            super::prefetch(
+                page.as_ptr()
+                    .wrapping_add((c.tail & (PAGE_BYTES as u32 - 1)) as usize),
+            );
+        }
+    }
+
     /// The bytes written to list `c`, in order.
     pub fn bytes(&self, c: Chain) -> ChainBytes<'_> {
         let size = 1u32 << self.byte(c.head - 1);
