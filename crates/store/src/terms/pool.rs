@@ -107,6 +107,12 @@ impl Pool {
     /// Appends `v` as a varint to the list `c`, which already holds `count` numbers.
     #[inline]
     pub fn push_varint(&mut self, c: &mut Chain, mut v: u32, count: u32) -> Result<(), PoolFull> {
+        if v < 0x80 && c.tail != c.end {
+            // The common case: a one-byte delta with room in the slice.
+            *self.byte_mut(c.tail) = v as u8;
+            c.tail += 1;
+            return Ok(());
+        }
         loop {
             let byte = (v & 0x7f) as u8;
             v >>= 7;
@@ -131,6 +137,17 @@ impl Pool {
         *self.byte_mut(c.tail) = b;
         c.tail += 1;
         Ok(())
+    }
+
+    /// Hints the CPU to load the next byte `c` writes to.
+    #[inline]
+    pub fn prefetch_tail(&self, c: Chain) {
+        if let Some(page) = self.pages.get((c.tail >> PAGE_BITS) as usize) {
+            super::prefetch(
+                page.as_ptr()
+                    .wrapping_add((c.tail & (PAGE_BYTES as u32 - 1)) as usize),
+            );
+        }
     }
 
     /// The bytes written to list `c`, in order.

@@ -6,7 +6,14 @@ use super::*;
 
 #[test]
 fn terms_deduplicated_per_event() {
-    let mut ix = TermIndex::new();
+    for batch in [1, 2, BATCH_EVENTS] {
+        dedup_with_batch(batch);
+    }
+}
+
+/// The same event twice under the same number counts once, within a batch and across flushes.
+fn dedup_with_batch(batch: u32) {
+    let mut ix = TermIndex::with_batch(batch);
     let e = Event {
         raw: "a a b.a".into(),
         host: "H".into(),
@@ -14,6 +21,8 @@ fn terms_deduplicated_per_event() {
         ..Event::default()
     };
     ix.add_event(0, &e).unwrap();
+    ix.add_event(0, &e).unwrap();
+    ix.add_event(3, &e).unwrap();
     ix.add_event(3, &e).unwrap();
     let get = |t: &[u8]| ix.get(t).map(|p| p.collect::<Vec<_>>());
     assert_eq!(get(b"a"), Some(vec![0, 3]));
@@ -23,7 +32,7 @@ fn terms_deduplicated_per_event() {
     assert_eq!(get(b"source::"), Some(vec![0, 3]));
     assert_eq!(get(b"nope"), None);
     assert_eq!(ix.get(b"a").and_then(|p| p.first()), Some(0));
-    let sorted = ix.into_sorted();
+    let sorted = ix.into_sorted().unwrap();
     let terms: Vec<&[u8]> = sorted.iter().map(|(t, _)| t).collect();
     assert!(terms.windows(2).all(|w| w[0] < w[1]));
 }
@@ -50,13 +59,46 @@ fn naive(events: &[(u32, Vec<String>)]) -> BTreeMap<Vec<u8>, Vec<u32>> {
     m.into_iter().collect()
 }
 
+/// Checks every read of `ix` against the naive map of the same events.
+fn check_reads(ix: &TermIndex, want: &BTreeMap<Vec<u8>, Vec<u32>>) -> Result<(), TestCaseError> {
+    prop_assert_eq!(ix.len(), want.len());
+    prop_assert_eq!(ix.is_empty(), want.is_empty());
+    for (t, list) in want {
+        let p = ix.get(t).expect("term present");
+        prop_assert_eq!(p.size_hint(), (list.len(), Some(list.len())));
+        prop_assert_eq!(p.first(), list.first().copied());
+        let got: Vec<u32> = p.collect();
+        prop_assert_eq!(&got, list);
+    }
+    prop_assert!(ix.get(b"not-a-term!").is_none());
+    let mut seen = BTreeMap::new();
+    ix.for_each_term(|t, p| {
+        assert!(
+            seen.insert(t.to_vec(), p.collect::<Vec<_>>()).is_none(),
+            "term twice"
+        );
+    });
+    prop_assert_eq!(&seen, want);
+    let sorted = ix.sorted();
+    prop_assert_eq!(sorted.len(), want.len());
+    let got: Vec<(Vec<u8>, Vec<u32>)> = sorted
+        .iter()
+        .map(|(t, p)| (t.to_vec(), p.collect()))
+        .collect();
+    let want: Vec<(Vec<u8>, Vec<u32>)> = want.clone().into_iter().collect();
+    prop_assert_eq!(got, want);
+    Ok(())
+}
+
 proptest! {
     #[test]
     fn matches_naive_map(
         steps in proptest::collection::vec(
             (0u32..3000, proptest::collection::vec("[a-e]{1,3}|[0-9]{1,9}|[a-z.]{1,12}", 0..8)),
             0..200,
-        )
+        ),
+        batch in 1u32..6,
+        reads in proptest::collection::vec(0usize..200, 0..4),
     ) {
         // Ascending event numbers with gaps of any size (deltas of one to several varint bytes).
         let mut num = 0u32;
@@ -67,24 +109,18 @@ proptest! {
                 (num, words)
             })
             .collect();
-        let mut ix = TermIndex::new();
-        for (num, words) in &events {
+        // Small batches, so that flushes happen; reads in the middle see the pending batch.
+        let mut ix = TermIndex::with_batch(batch);
+        for (i, (num, words)) in events.iter().enumerate() {
             let e = Event { raw: words.join(" "), ..Event::default() };
             ix.add_event(*num, &e).unwrap();
+            if reads.contains(&i) {
+                check_reads(&ix, &naive(&events[..=i]))?;
+            }
         }
         let want = naive(&events);
-        prop_assert_eq!(ix.len(), want.len());
-        for (t, list) in &want {
-            let got: Vec<u32> = ix.get(t).expect("term present").collect();
-            prop_assert_eq!(&got, list);
-        }
-        let mut seen = 0;
-        ix.for_each_term(|t, p| {
-            seen += 1;
-            assert_eq!(Some(&p.collect::<Vec<_>>()), want.get(t));
-        });
-        prop_assert_eq!(seen, want.len());
-        let sorted = ix.into_sorted();
+        check_reads(&ix, &want)?;
+        let sorted = ix.into_sorted().unwrap();
         let got: Vec<(Vec<u8>, Vec<u32>)> =
             sorted.iter().map(|(t, p)| (t.to_vec(), p.collect())).collect();
         let want: Vec<(Vec<u8>, Vec<u32>)> = want.into_iter().collect();
