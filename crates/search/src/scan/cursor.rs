@@ -176,7 +176,11 @@ impl Cursor {
             keyed,
             bound: None,
             selections: 0,
-            chunk: if dense { FIRST_CHUNK } else { FIRST_SPARSE_CHUNK },
+            chunk: if dense {
+                FIRST_CHUNK
+            } else {
+                FIRST_SPARSE_CHUNK
+            },
             time_ordered,
             dense,
             sorted: Vec::new(),
