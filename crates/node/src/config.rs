@@ -63,6 +63,8 @@ pub struct ServerSettings {
     pub search_max_queued: usize,
     /// `[search] bucket_cache_mb`: byte budget of the warm-bucket reader cache, MiB (0 = off).
     pub search_bucket_cache_mb: u64,
+    /// `[search] slice_cache_mb`: byte budget of the decompressed-slice cache, MiB (0 = off).
+    pub search_slice_cache_mb: u64,
     /// `[search] batch_search_max_pipeline`: parallel pipelines of a batch-mode search
     /// (0 = the number of cores).
     pub search_batch_max_pipeline: usize,
@@ -192,6 +194,7 @@ pub fn load_server(etc: &Path) -> Result<(ServerSettings, Vec<Warning>), ConfErr
         search_max_concurrent: 0,
         search_max_queued: 256,
         search_bucket_cache_mb: 512,
+        search_slice_cache_mb: 32,
         search_batch_max_pipeline: 0,
         ssl: true,
         server_cert: String::new(),
@@ -220,6 +223,9 @@ pub fn load_server(etc: &Path) -> Result<(ServerSettings, Vec<Warning>), ConfErr
                 }
                 ("search", "bucket_cache_mb") => {
                     s.search_bucket_cache_mb = parse_num(&e.value, "bucket_cache_mb", &at)?
+                }
+                ("search", "slice_cache_mb") => {
+                    s.search_slice_cache_mb = parse_num(&e.value, "slice_cache_mb", &at)?
                 }
                 ("sslConfig", "enableSplunkdSSL") => {
                     s.ssl = match lode_conf::parse_bool(&e.value) {

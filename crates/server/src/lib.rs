@@ -45,11 +45,13 @@ pub struct AppState {
 
 impl AppState {
     /// The state for `node` with the search limits of its server.conf (`[search]
-    /// max_concurrent`, `max_queued`). Also gives the process-wide warm-bucket reader cache its
-    /// budget (`[search] bucket_cache_mb`): a server's searches share opened buckets.
+    /// max_concurrent`, `max_queued`). Also gives the process-wide warm-bucket reader cache and
+    /// decompressed-slice cache their budgets (`[search] bucket_cache_mb`, `slice_cache_mb`): a
+    /// server's searches share opened buckets and recently read raw text.
     pub fn new(node: Arc<lode_node::Node>, index_root: PathBuf) -> AppState {
         let s = node.server_settings();
         lode_search::cache::configure(s.search_bucket_cache_mb.saturating_mul(1024 * 1024));
+        lode_store::slice_cache::configure(s.search_slice_cache_mb.saturating_mul(1024 * 1024));
         let limits = limits::SearchLimiter::new(s.search_max_concurrent, s.search_max_queued);
         AppState {
             node,

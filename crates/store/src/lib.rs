@@ -27,6 +27,7 @@ pub mod packed;
 pub mod postings;
 pub mod query;
 mod recover;
+pub mod slice_cache;
 pub mod terms;
 pub mod wal;
 pub mod writer;

@@ -5,7 +5,7 @@
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use roaring::RoaringBitmap;
 
@@ -51,6 +51,8 @@ pub struct WarmBucket {
     ddicts: Vec<OnceLock<Option<crate::dctx::Dict>>>,
     /// Columns, decoded block by block on demand.
     cols: ColumnsFile,
+    /// This reader's key in the process-wide [`crate::slice_cache`].
+    id: u64,
 }
 
 static NO_COLUMNS: OnceLock<Columns> = OnceLock::new();
@@ -94,6 +96,7 @@ impl WarmBucket {
             dicts,
             ddicts,
             cols,
+            id: crate::slice_cache::reader_id(),
         })
     }
 
@@ -282,9 +285,17 @@ impl TermSource for WarmBucket {
 pub(crate) struct WarmScratch {
     comp: Vec<u8>,
     out: Vec<u8>,
-    /// Slice currently in `out`.
+    /// The current slice when it came from (or went to) the slice cache; else it is `out`.
+    shared: Option<Arc<[u8]>>,
+    /// Slice currently in `out` or `shared`.
     loaded: Option<u32>,
+    /// Slices this read decompressed that were offered to the slice cache.
+    offered: usize,
 }
+
+/// Slices one read offers to the slice cache: a `head 10` reads a few, a scan of a whole
+/// bucket thousands — only its first ones are kept, so it does not push out everything else.
+const OFFERED_PER_READ: usize = 8;
 
 impl SliceSource for WarmBucket {
     type Scratch = WarmScratch;
@@ -293,28 +304,47 @@ impl SliceSource for WarmBucket {
         Ok(WarmScratch {
             comp: Vec::new(),
             out: Vec::new(),
+            shared: None,
             loaded: None,
+            offered: 0,
         })
     }
 
     fn slice<'s>(&'s self, n: u32, s: &'s mut WarmScratch) -> Result<&'s [u8], StoreError> {
         if s.loaded != Some(n) {
             s.loaded = None;
-            let e = self.slices.get(n as usize).ok_or_else(|| {
-                StoreError::corrupt(self.path.join(SLICES_FILE), format!("no slice {n}"))
-            })?;
-            let jp = self.path.join(JOURNAL_FILE);
-            read_slice(
-                &jp,
-                &self.journal,
-                e,
-                &mut s.comp,
-                self.journal_dict(n)?,
-                &mut s.out,
-            )?;
+            s.shared = None;
+            let cache = crate::slice_cache::global();
+            let cached = if cache.is_on() {
+                cache.get(self.id, n)
+            } else {
+                None
+            };
+            if let Some(bytes) = cached {
+                s.shared = Some(bytes);
+            } else {
+                let e = self.slices.get(n as usize).ok_or_else(|| {
+                    StoreError::corrupt(self.path.join(SLICES_FILE), format!("no slice {n}"))
+                })?;
+                let jp = self.path.join(JOURNAL_FILE);
+                read_slice(
+                    &jp,
+                    &self.journal,
+                    e,
+                    &mut s.comp,
+                    self.journal_dict(n)?,
+                    &mut s.out,
+                )?;
+                if cache.is_on() && s.offered < OFFERED_PER_READ {
+                    s.offered += 1;
+                    let bytes: Arc<[u8]> = s.out.as_slice().into();
+                    cache.put(self.id, n, bytes.clone());
+                    s.shared = Some(bytes);
+                }
+            }
             s.loaded = Some(n);
         }
-        Ok(&s.out)
+        Ok(s.shared.as_deref().unwrap_or(&s.out))
     }
 }
 
