@@ -141,11 +141,15 @@ fn read_bucket(
         // A clause the term query does not decide is checked on each candidate first (in place,
         // no row), then the matches are counted like exact candidates.
         let scanned = opened.ids.len() as u64;
-        let counted_ok = match ctx.verify_clause() {
-            None => Ok(opened.ids),
-            Some(clause) => super::cursor::verify_ids(bucket, b, clause, &opened.ids),
-        }
-        .and_then(|ids| super::counted::count(bucket, b, &ids, cols, &mut counted));
+        let (ids, bits) = match ctx.verify_clause() {
+            None => (Ok(opened.ids), opened.bits.as_ref()),
+            Some(clause) => (
+                super::cursor::verify_ids(bucket, b, clause, &opened.ids),
+                None,
+            ),
+        };
+        let counted_ok =
+            ids.and_then(|ids| super::counted::count(bucket, b, &ids, bits, cols, &mut counted));
         match counted_ok {
             Ok((n, path)) => {
                 ctx.note(stats, || format!("{}: {}", b.label, path.describe()));

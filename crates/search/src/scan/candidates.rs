@@ -2,6 +2,7 @@
 
 use lode_store::consts::COLUMNS_BLOCK_EVENTS;
 use lode_store::{BucketRead, StoreError, TermQuery};
+use roaring::RoaringBitmap;
 
 use super::source::BucketRef;
 use super::{is_corrupt, warn_corrupt, ScanCtx};
@@ -14,6 +15,9 @@ pub struct Opened {
     pub bucket: Box<dyn BucketRead + Send + Sync>,
     /// Event numbers selected by the term query and the time range, ascending, never empty.
     pub ids: Vec<u32>,
+    /// The same candidates as the bitmap the term query gave, when no time filter dropped any
+    /// (counting intersects it with field postings without rebuilding it from `ids`).
+    pub bits: Option<RoaringBitmap>,
 }
 
 /// Opens `b` and selects its candidates, recording the path taken. `Ok(None)`: nothing to read
@@ -42,7 +46,7 @@ pub fn open_candidates(
         Err(e) => return Err(e.into()),
     };
     match select(ctx, b, bucket.as_ref(), stats) {
-        Ok(Some(ids)) => Ok(Some(Opened { bucket, ids })),
+        Ok(Some((ids, bits))) => Ok(Some(Opened { bucket, ids, bits })),
         Ok(None) => Ok(None),
         Err(e) if is_corrupt(&e) => {
             warn_corrupt(stats, &b.label, &e);
@@ -60,7 +64,7 @@ fn select(
     b: &BucketRef,
     bucket: &dyn BucketRead,
     stats: &mut SearchStats,
-) -> Result<Option<Vec<u32>>, StoreError> {
+) -> Result<Option<(Vec<u32>, Option<RoaringBitmap>)>, StoreError> {
     let meta = bucket.meta();
     let count = u32::try_from(meta.event_count)
         .map_err(|_| StoreError::corrupt(&b.info.path, "event count beyond u32"))?;
@@ -84,11 +88,19 @@ fn select(
         });
         return Ok(None);
     }
+    let mut bits = None;
     let ids = if ctx.range.covers(meta.min_time, meta.max_time) {
         // Every event is in range: no time lookup at all.
         match ctx.query {
             TermQuery::All => (0..count).collect(),
-            q => bucket.eval(q)?.iter().filter(|&n| n < count).collect(),
+            q => {
+                let b = bucket.eval(q)?;
+                let ids = ids_below(&b, count);
+                if ids.len() as u64 == b.len() {
+                    bits = Some(b);
+                }
+                ids
+            }
         }
     } else {
         match ctx.query {
@@ -103,10 +115,9 @@ fn select(
                 let cands = bucket.eval(q)?;
                 if is_dense(cands.len(), count as u64) {
                     let times = all_times(bucket, b, count)?;
-                    cands
-                        .iter()
-                        .filter(|&n| n < count && ctx.range.contains(times[n as usize]))
-                        .collect()
+                    let mut ids = ids_below(&cands, count);
+                    ids.retain(|&n| ctx.range.contains(times[n as usize]));
+                    ids
                 } else {
                     // Per-event times decode just the column blocks holding the candidates.
                     let mut ids = Vec::new();
@@ -134,7 +145,23 @@ fn select(
         return Ok(None);
     }
     stats.buckets_read += 1;
-    Ok(Some(ids))
+    Ok(Some((ids, bits)))
+}
+
+/// The members of `bits` below `count`, ascending, taken many at a time (roaring's
+/// `next_many`): a dense term's candidates are millions of numbers, and one-by-one iteration
+/// was a fifth of a `<word> | head 10`.
+pub fn ids_below(bits: &RoaringBitmap, count: u32) -> Vec<u32> {
+    let mut out = Vec::with_capacity(bits.range(..count).len());
+    let mut it = bits.range(..count);
+    let mut buf = [0u32; 1024];
+    loop {
+        let got = it.next_many(&mut buf);
+        if got.is_empty() {
+            return out;
+        }
+        out.extend_from_slice(got);
+    }
 }
 
 /// Whether `candidates` of a bucket's `events` are dense enough that decoding every column block
@@ -160,4 +187,23 @@ fn all_times<'a>(
         ));
     }
     Ok(times)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_below_lists_the_members_below_the_count() {
+        let mut bits = RoaringBitmap::new();
+        bits.insert_range(10..70_000); // bitmap and full containers
+        bits.extend((100_000..200_000).step_by(97)); // array containers
+        bits.insert_range(300_000..300_005);
+        bits.insert(u32::MAX);
+        for count in [0, 5, 11, 65_536, 70_000, 150_001, 300_003, u32::MAX] {
+            let want: Vec<u32> = bits.iter().filter(|&n| n < count).collect();
+            assert_eq!(ids_below(&bits, count), want, "count {count}");
+        }
+        assert!(ids_below(&RoaringBitmap::new(), 10).is_empty());
+    }
 }

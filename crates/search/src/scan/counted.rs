@@ -109,13 +109,15 @@ struct Tally {
     first: u32,
 }
 
-/// Counts `ids` (ascending candidates of `bucket`, all matching) per combination of the `cols`
-/// ids; appends one counted row per combination to `out`, in the order of their first event.
-/// Returns the number of events counted and how.
+/// Counts `ids` (ascending candidates of `bucket`, all matching; `bits`: the same as a bitmap,
+/// when the caller has it) per combination of the `cols` ids; appends one counted row per
+/// combination to `out`, in the order of their first event. Returns the number of events
+/// counted and how.
 pub fn count(
     bucket: &dyn BucketRead,
     src: &BucketRef,
     ids: &[u32],
+    bits: Option<&RoaringBitmap>,
     cols: Columns,
     out: &mut Vec<(Row, u64)>,
 ) -> Result<(u64, Path), StoreError> {
@@ -145,7 +147,7 @@ pub fn count(
                 first,
             },
         ));
-    } else if let Some(t) = by_postings(bucket, ids, cols, &dicts)? {
+    } else if let Some(t) = by_postings(bucket, ids, bits, cols, &dicts)? {
         path = Path::Postings;
         tallies = t;
     } else {
@@ -307,6 +309,7 @@ fn count_binned(
 fn by_postings(
     bucket: &dyn BucketRead,
     ids: &[u32],
+    bits: Option<&RoaringBitmap>,
     cols: Columns,
     dicts: &[(bool, &[String]); 3],
 ) -> Result<Option<Tallies>, StoreError> {
@@ -330,8 +333,18 @@ fn by_postings(
         }
         terms.push(t);
     }
-    let cands = RoaringBitmap::from_sorted_iter(ids.iter().copied())
-        .map_err(|_| StoreError::Limit("candidates out of order".into()))?;
+    let built;
+    let cands = match bits {
+        Some(b) => {
+            debug_assert_eq!(b.len(), ids.len() as u64);
+            b
+        }
+        None => {
+            built = RoaringBitmap::from_sorted_iter(ids.iter().copied())
+                .map_err(|_| StoreError::Limit("candidates out of order".into()))?;
+            &built
+        }
+    };
     // Looked up in term order, so neighbouring terms share lexicon and postings blocks.
     let mut order: Vec<usize> = (0..terms.len()).collect();
     order.sort_unstable_by(|&a, &b| terms[a].cmp(&terms[b]));
@@ -347,7 +360,7 @@ fn by_postings(
     let (mut sum, mut union) = (0u64, RoaringBitmap::new());
     let mut out = Vec::new();
     for (id, p) in postings {
-        let both = p & &cands;
+        let both = p & cands;
         let (Some(first), count) = (both.min(), both.len()) else {
             continue;
         };

@@ -140,7 +140,9 @@ impl Cursor {
     /// selection, so taking the first hundred of a million candidates costs a pass over their
     /// times, not a sort.
     pub fn new(src: BucketRef, opened: Opened, time_ordered: bool) -> Cursor {
-        let Opened { bucket, mut ids } = opened;
+        let Opened {
+            bucket, mut ids, ..
+        } = opened;
         let mut pending = None;
         let mut keyed = Vec::new();
         let dense = is_dense(ids.len() as u64, bucket.meta().event_count);
