@@ -56,6 +56,9 @@ pub fn open_candidates(
     }
 }
 
+/// A bucket's candidates: the ids, and the term query's bitmap when it holds exactly them.
+type Selected = (Vec<u32>, Option<RoaringBitmap>);
+
 /// The fast path of one opened bucket: metadata time prune → bloom → postings or full scan →
 /// time filter (none when the range covers the bucket; otherwise per candidate, or the whole
 /// time column for a full scan or dense candidates, see [`is_dense`]).
@@ -64,7 +67,7 @@ fn select(
     b: &BucketRef,
     bucket: &dyn BucketRead,
     stats: &mut SearchStats,
-) -> Result<Option<(Vec<u32>, Option<RoaringBitmap>)>, StoreError> {
+) -> Result<Option<Selected>, StoreError> {
     let meta = bucket.meta();
     let count = u32::try_from(meta.event_count)
         .map_err(|_| StoreError::corrupt(&b.info.path, "event count beyond u32"))?;
