@@ -56,6 +56,20 @@ pub fn encode_block(cols: &Columns, range: Range<usize>, out: &mut Vec<u8>) {
     out.extend_from_slice(&cols.field_blob[s..e]);
 }
 
+/// Reads a block body's event count, checked against `expect` (the block table's) and against
+/// the body's `len`: every event takes at least 9 bytes, one varint in each of the 9 per-event
+/// columns.
+fn event_count(r: &mut Reader<'_>, expect: usize, len: usize) -> Result<usize, DecodeError> {
+    let n = r.varint()?;
+    if n != expect as u64 {
+        return Err("block event count differs from the block table");
+    }
+    if n.saturating_mul(9) > len as u64 {
+        return Err("event count larger than the block");
+    }
+    Ok(expect)
+}
+
 /// Decodes a block body, appending its events to `into` (whose dictionaries are not touched).
 /// Checks the event count against `expect` and every dictionary id against `dict_lens`
 /// (hosts, sources, sourcetypes). On error `into` may hold part of the block.
@@ -66,15 +80,7 @@ pub fn decode_block(
     into: &mut Columns,
 ) -> Result<(), DecodeError> {
     let mut r = Reader::new(body);
-    let n = r.varint()?;
-    if n != expect as u64 {
-        return Err("block event count differs from the block table");
-    }
-    // Every event takes at least 9 bytes: one varint in each of the 9 per-event columns.
-    if n.saturating_mul(9) > body.len() as u64 {
-        return Err("event count larger than the block");
-    }
-    let n = expect;
+    let n = event_count(&mut r, expect, body.len())?;
     let mut pos = u32::try_from(r.varint()?).map_err(|_| "slice offset exceeds u32")? as u64;
     for v in [&mut into.times, &mut into.index_times] {
         v.reserve(n);
@@ -145,14 +151,7 @@ pub fn decode_block_event(
     into: &mut Columns,
 ) -> Result<(), DecodeError> {
     let mut r = Reader::new(body);
-    let n = r.varint()?;
-    if n != expect as u64 {
-        return Err("block event count differs from the block table");
-    }
-    if n.saturating_mul(9) > body.len() as u64 {
-        return Err("event count larger than the block");
-    }
-    let n = expect;
+    let n = event_count(&mut r, expect, body.len())?;
     if pos >= n {
         return Err("event beyond the block");
     }
@@ -236,14 +235,7 @@ pub fn peek_indexed(
     ids: bool,
 ) -> Result<(i64, [u32; 3]), DecodeError> {
     let mut r = Reader::new(body);
-    let n = r.varint()?;
-    if n != expect as u64 {
-        return Err("block event count differs from the block table");
-    }
-    if n.saturating_mul(9) > body.len() as u64 {
-        return Err("event count larger than the block");
-    }
-    let n = expect;
+    let n = event_count(&mut r, expect, body.len())?;
     if pos >= n {
         return Err("event beyond the block");
     }
@@ -285,14 +277,7 @@ pub fn decode_block_light(
     ids: Option<&mut IdColumns>,
 ) -> Result<(), DecodeError> {
     let mut r = Reader::new(body);
-    let n = r.varint()?;
-    if n != expect as u64 {
-        return Err("block event count differs from the block table");
-    }
-    if n.saturating_mul(9) > body.len() as u64 {
-        return Err("event count larger than the block");
-    }
-    let n = expect;
+    let n = event_count(&mut r, expect, body.len())?;
     r.varint()?; // where the first event starts in its slice
     times.reserve(n);
     let mut prev = 0i64;

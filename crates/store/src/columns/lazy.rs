@@ -12,7 +12,8 @@ use crate::bucket::IndexedFields;
 use crate::columns::block::{decode_block_event, peek_indexed};
 use crate::columns::block::{decode_block_light, IdColumns};
 use crate::columns::file::{
-    decode_all, decode_block_at, decompress_block, parse_head, parse_trailer, Head, TRAILER_LEN,
+    decode_all, decode_block_at, decompress_block, parse_head, parse_trailer, BlockEntry, Head,
+    TRAILER_LEN,
 };
 use crate::columns::{Columns, EventColumns, StreamScratch};
 use crate::consts::{magic, MAX_LOADED_FILE};
@@ -188,19 +189,25 @@ impl ColumnsFile {
     /// from the block's first, no dictionaries) without caching it: a merge and a streaming
     /// read decode each block once.
     pub fn decode_block(&self, i: usize, into: &mut Columns) -> Result<(), StoreError> {
-        let e = self
-            .head
-            .blocks
-            .get(i)
-            .ok_or_else(|| StoreError::corrupt(&self.path, format!("no columns block {i}")))?;
-        let mut comp = vec![0u8; e.clen as usize];
-        self.file
-            .read_exact_at(&mut comp, e.offset)
-            .at(&self.path)?;
+        let (e, comp) = self.read_compressed(i)?;
         into.clear();
         decode_block_at(&self.path, &self.head, i, &comp, &mut Vec::new(), into)?;
         self.decoded.fetch_add(1, Ordering::Relaxed);
         into.check_slices(&self.path, &self.slice_lens, e.first)
+    }
+
+    /// Block `b`'s table entry and compressed bytes (unchecked).
+    fn read_compressed(&self, b: usize) -> Result<(&BlockEntry, Vec<u8>), StoreError> {
+        let e = self
+            .head
+            .blocks
+            .get(b)
+            .ok_or_else(|| StoreError::corrupt(&self.path, format!("no columns block {b}")))?;
+        let mut comp = vec![0u8; e.clen as usize];
+        self.file
+            .read_exact_at(&mut comp, e.offset)
+            .at(&self.path)?;
+        Ok((e, comp))
     }
 
     /// `_time` of event `n`, µs: from the whole-file or whole-block columns if decoded, else
@@ -289,15 +296,7 @@ impl ColumnsFile {
                 return Ok(body);
             }
         }
-        let e = self
-            .head
-            .blocks
-            .get(b)
-            .ok_or_else(|| StoreError::corrupt(&self.path, format!("no columns block {b}")))?;
-        let mut comp = vec![0u8; e.clen as usize];
-        self.file
-            .read_exact_at(&mut comp, e.offset)
-            .at(&self.path)?;
+        let (_, comp) = self.read_compressed(b)?;
         let mut body = Vec::new();
         decompress_block(&self.path, &self.head, b, &comp, &mut body)?;
         let body: Arc<[u8]> = body.into();
