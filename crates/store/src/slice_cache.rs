@@ -72,8 +72,12 @@ impl SliceCache {
         self.budget.load(Ordering::Relaxed) > 0
     }
 
-    /// Slice `n` of reader `reader`, if held (marked used).
+    /// Slice `n` of reader `reader`, if held (marked used). `None` at once when the cache is
+    /// off (no lock, no miss counted).
     pub fn get(&self, reader: u64, n: u32) -> Option<Arc<[u8]>> {
+        if !self.is_on() {
+            return None;
+        }
         let mut g = self.lock();
         g.tick += 1;
         let tick = g.tick;

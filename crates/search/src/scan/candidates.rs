@@ -155,8 +155,8 @@ fn select(
 /// `next_many`): a dense term's candidates are millions of numbers, and one-by-one iteration
 /// was a fifth of a `<word> | head 10`.
 pub fn ids_below(bits: &RoaringBitmap, count: u32) -> Vec<u32> {
-    let mut out = Vec::with_capacity(bits.range(..count).len());
     let mut it = bits.range(..count);
+    let mut out = Vec::with_capacity(it.len());
     let mut buf = [0u32; 1024];
     loop {
         let got = it.next_many(&mut buf);

@@ -315,12 +315,7 @@ impl SliceSource for WarmBucket {
             s.loaded = None;
             s.shared = None;
             let cache = crate::slice_cache::global();
-            let cached = if cache.is_on() {
-                cache.get(self.id, n)
-            } else {
-                None
-            };
-            if let Some(bytes) = cached {
+            if let Some(bytes) = cache.get(self.id, n) {
                 s.shared = Some(bytes);
             } else {
                 let e = self.slices.get(n as usize).ok_or_else(|| {

@@ -158,12 +158,8 @@ pub fn decode_block_event(
     let after = n - pos - 1;
     let first_offset = r.varint()?;
     for v in [&mut into.times, &mut into.index_times] {
-        let mut prev = 0i64;
-        for _ in 0..=pos {
-            prev = prev.wrapping_add(r.ivarint()?);
-        }
+        v.push(delta_sum(&mut r, pos)?);
         r.skip_varints(after)?;
-        v.push(prev);
     }
     // The slice of `pos`, and the first event of the block in that slice: the event's offset
     // is the lengths of the events from there (plus the block's first offset when that is the
@@ -194,16 +190,12 @@ pub fn decode_block_event(
         (&mut into.host, dict_lens[0]),
         (&mut into.source, dict_lens[1]),
         (&mut into.sourcetype, dict_lens[2]),
-        (&mut into.linecount, u32::MAX as usize),
     ] {
-        r.skip_varints(pos)?;
-        let x = u32::try_from(r.varint()?).map_err(|_| "value exceeds u32")?;
-        if limit != u32::MAX as usize && x as usize >= limit {
-            return Err("dictionary id out of range");
-        }
-        r.skip_varints(after)?;
-        v.push(x);
+        v.push(id_at(&mut r, pos, n, limit)?);
     }
+    let linecount = nth_varint(&mut r, pos, n)?;
+    into.linecount
+        .push(u32::try_from(linecount).map_err(|_| "value exceeds u32")?);
     let mut blob_at = 0u64;
     for _ in 0..pos {
         blob_at = blob_at
@@ -240,10 +232,7 @@ pub fn peek_indexed(
         return Err("event beyond the block");
     }
     r.varint()?; // where the first event starts in its slice
-    let mut time = 0i64;
-    for _ in 0..=pos {
-        time = time.wrapping_add(r.ivarint()?);
-    }
+    let time = delta_sum(&mut r, pos)?;
     let mut out = [0u32; 3];
     if !ids {
         return Ok((time, out));
@@ -251,15 +240,36 @@ pub fn peek_indexed(
     // The rest of the times, then index_time, slice and raw_len.
     r.skip_varints(n - pos - 1 + 3 * n)?;
     for (k, limit) in dict_lens.into_iter().enumerate() {
-        r.skip_varints(pos)?;
-        let x = r.varint()?;
-        if x >= limit as u64 {
-            return Err("dictionary id out of range");
-        }
-        out[k] = x as u32;
-        r.skip_varints(n - pos - 1)?;
+        out[k] = id_at(&mut r, pos, n, limit)?;
     }
     Ok((time, out))
+}
+
+/// The sum of the next `pos + 1` zigzag deltas: value `pos` of a delta-coded column read from
+/// its start (the rest of the column is left unread).
+fn delta_sum(r: &mut Reader<'_>, pos: usize) -> Result<i64, DecodeError> {
+    let mut v = 0i64;
+    for _ in 0..=pos {
+        v = v.wrapping_add(r.ivarint()?);
+    }
+    Ok(v)
+}
+
+/// Value `pos` of the column of `n` varints starting at `r`, leaving `r` after the column.
+fn nth_varint(r: &mut Reader<'_>, pos: usize, n: usize) -> Result<u64, DecodeError> {
+    r.skip_varints(pos)?;
+    let x = r.varint()?;
+    r.skip_varints(n - pos - 1)?;
+    Ok(x)
+}
+
+/// [`nth_varint`] of a dictionary id column, checked against the dictionary's length.
+fn id_at(r: &mut Reader<'_>, pos: usize, n: usize, limit: usize) -> Result<u32, DecodeError> {
+    let x = nth_varint(r, pos, n)?;
+    if x >= limit as u64 {
+        return Err("dictionary id out of range");
+    }
+    Ok(x as u32)
 }
 
 /// The host, source and sourcetype ids of a block's events.

@@ -9,8 +9,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::bucket::IndexedFields;
-use crate::columns::block::{decode_block_event, peek_indexed};
-use crate::columns::block::{decode_block_light, IdColumns};
+use crate::columns::block::{decode_block_event, decode_block_light, peek_indexed, IdColumns};
 use crate::columns::file::{
     decode_all, decode_block_at, decompress_block, parse_head, parse_trailer, BlockEntry, Head,
     TRAILER_LEN,
@@ -261,13 +260,7 @@ impl ColumnsFile {
     /// position in them, if they are decoded already.
     fn decoded_whole(&self, n: u32) -> Result<Option<(&Columns, usize)>, StoreError> {
         let n = n as usize;
-        if n >= self.head.events as usize {
-            return Err(StoreError::Limit(format!(
-                "event number {n} beyond the {} events of {}",
-                self.head.events,
-                self.path.display()
-            )));
-        }
+        self.check_event(n)?;
         if let Some(Ok(full)) = self.full.get() {
             return Ok(Some((full, n)));
         }
@@ -416,6 +409,12 @@ impl ColumnsFile {
     }
 
     fn locate_checked(&self, n: usize) -> Result<(&Columns, usize), StoreError> {
+        self.check_event(n)?;
+        self.locate(n)
+    }
+
+    /// A [`StoreError::Limit`] error when event `n` is beyond the file's events.
+    fn check_event(&self, n: usize) -> Result<(), StoreError> {
         if n >= self.head.events as usize {
             return Err(StoreError::Limit(format!(
                 "event number {n} beyond the {} events of {}",
@@ -423,7 +422,7 @@ impl ColumnsFile {
                 self.path.display()
             )));
         }
-        self.locate(n)
+        Ok(())
     }
 }
 
@@ -447,13 +446,10 @@ impl EventColumns for ColumnsFile {
         n: usize,
         scratch: &'a mut StreamScratch,
     ) -> Result<(&'a Columns, usize), StoreError> {
-        if let Some(Ok(full)) = self.full.get() {
-            return Ok((full, n));
+        if let Some(found) = self.decoded_whole(n as u32)? {
+            return Ok(found);
         }
         let (b, i) = self.block_of(n as u32);
-        if let Some(Ok(cached)) = self.blocks.get(b).and_then(OnceLock::get) {
-            return Ok((cached, i));
-        }
         match scratch.held {
             Some((held, None)) if held == b => {}
             Some((held, Some(one))) if held == b && one == i => return Ok((&scratch.cols, 0)),

@@ -123,11 +123,24 @@ struct BatchTerm {
     count: u32,
 }
 
+impl BatchTerm {
+    /// Its bytes, in the batch's `bytes`.
+    #[inline]
+    fn bytes<'a>(&self, bytes: &'a [u8]) -> &'a [u8] {
+        &bytes[self.start as usize..(self.start + self.len) as usize]
+    }
+
+    /// Whether it is `t`, whose hash is `h`.
+    #[inline]
+    fn is(&self, bytes: &[u8], h: u32, t: &[u8]) -> bool {
+        self.hash == h && same(self.bytes(bytes), t)
+    }
+}
+
 impl Batch {
     #[inline]
     fn term(&self, i: u32) -> &[u8] {
-        let bt = &self.terms[i as usize];
-        &self.bytes[bt.start as usize..(bt.start + bt.len) as usize]
+        self.terms[i as usize].bytes(&self.bytes)
     }
 
     /// Index of `t` in the batch, if present.
@@ -137,14 +150,7 @@ impl Batch {
             return None;
         }
         self.table
-            .find(spread(h), |&i| {
-                let bt = &self.terms[i as usize];
-                bt.hash == h
-                    && same(
-                        &self.bytes[bt.start as usize..(bt.start + bt.len) as usize],
-                        t,
-                    )
-            })
+            .find(spread(h), |&i| self.terms[i as usize].is(&self.bytes, h, t))
             .copied()
     }
 
@@ -164,10 +170,7 @@ impl Batch {
         } = self;
         let entry = table.entry(
             spread(h),
-            |&i| {
-                let bt = &terms[i as usize];
-                bt.hash == h && same(&bytes[bt.start as usize..(bt.start + bt.len) as usize], t)
-            },
+            |&i| terms[i as usize].is(bytes, h, t),
             |&i| spread(terms[i as usize].hash),
         );
         match entry {
@@ -446,21 +449,11 @@ impl TermIndex {
         // Pass 2: append the runs, prefetching the lists and list tails of the terms a few
         // places ahead (their addresses are known now, so their misses overlap).
         for i in 0..ats.len() {
-            if let Some(&ahead) = ats.get(i + 8) {
-                if ahead != NONE {
-                    let l = read_u32(&self.arena, ahead as usize + 4);
-                    if let Some(list) = self.lists.get(l as usize) {
-                        prefetch(list);
-                    }
-                }
+            if let Some(list) = ats.get(i + 8).and_then(|&at| self.list_of(at)) {
+                prefetch(list);
             }
-            if let Some(&ahead) = ats.get(i + 4) {
-                if ahead != NONE {
-                    let l = read_u32(&self.arena, ahead as usize + 4);
-                    if let Some(list) = self.lists.get(l as usize) {
-                        self.pool.prefetch_tail(list.chain);
-                    }
-                }
+            if let Some(list) = ats.get(i + 4).and_then(|&at| self.list_of(at)) {
+                self.pool.prefetch_tail(list.chain);
             }
             let at = ats[i];
             if at != NONE {
@@ -469,6 +462,16 @@ impl TermIndex {
             }
         }
         Ok(())
+    }
+
+    /// The list of the arena entry at `at`; `None` for [`NONE`] or a term seen once.
+    #[inline]
+    fn list_of(&self, at: u32) -> Option<&List> {
+        if at == NONE {
+            return None;
+        }
+        self.lists
+            .get(read_u32(&self.arena, at as usize + 4) as usize)
     }
 
     /// Appends the ascending numbers `nums` to the postings of the term at `at` (larger than
