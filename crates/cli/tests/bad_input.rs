@@ -182,3 +182,21 @@ fn corrupt_bucket_is_found_by_fsck_skipped_by_search_and_quarantined() {
     assert!(!bucket.exists());
     assert_eq!(lode.run(&["fsck"]).code, 0);
 }
+
+#[test]
+fn bench_refuses_to_ingest_into_a_kept_home_with_data() {
+    let lode = Lode::new();
+    let f = lode.path().join("one.log");
+    std::fs::write(&f, b"2024-03-01T10:00:00Z hello\n").unwrap();
+    let r = lode.run(&["add", "oneshot", f.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let home = lode.path().to_str().unwrap().to_string();
+    let r = lode.run(&["bench", "--size", "1MB", "--runs", "1", "--keep", &home]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("already holds index data"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(lode.count("index=main"), 1);
+}

@@ -141,6 +141,24 @@ fn write_json(args: &BenchArgs, report: &impl Serialize) -> CliResult {
     Ok(())
 }
 
+/// A standard run ingests into `--keep DIR` as it is: index data already there would be
+/// searched too and every count would be wrong, so it is refused up front.
+fn refuse_old_data(home: &Home) -> CliResult {
+    let root = home.index_root();
+    let occupied = std::fs::read_dir(&root).is_ok_and(|mut d| d.next().is_some());
+    if occupied {
+        return Err(CliError::new(
+            FAILURE,
+            format!(
+                "{} already holds index data: remove it, keep another directory, or search it \
+                 again with --reuse",
+                root.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The standard scenario: generate, ingest, the four search classes.
 fn standard(args: BenchArgs) -> CliResult {
     let tmp;
@@ -167,6 +185,7 @@ fn standard(args: BenchArgs) -> CliResult {
             .map_err(|e| CliError::new(FAILURE, format!("{}: {e}", summary_path.display())))?;
         (summary, None)
     } else {
+        refuse_old_data(&home)?;
         let (corpus, summary) = generate(&home, &args)?;
         eprintln!("lode bench: ingesting…");
         let ingest = ingest(&home, &corpus, &summary)?;
@@ -228,12 +247,7 @@ fn standard(args: BenchArgs) -> CliResult {
         searches,
     };
     print_report(&report);
-    if let Some(path) = &args.json {
-        let f = File::create(path)
-            .map_err(|e| CliError::new(FAILURE, format!("cannot write {}: {e}", path.display())))?;
-        serde_json::to_writer_pretty(f, &report)
-            .map_err(|e| CliError::new(FAILURE, e.to_string()))?;
-    }
+    write_json(&args, &report)?;
     if report.searches.iter().any(|s| !s.correct) {
         return Err(CliError::new(
             FAILURE,
