@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use lode_store::consts::{COLUMNS_FILE, LEXICON_FILE, META_FILE, SLICES_FILE};
+use lode_store::consts::{COLUMNS_FILE, LEXICON_FILE, META_FILE};
 use lode_store::query::TermSource;
 use lode_store::{StoreError, TermQuery, WarmBucket};
 use roaring::RoaringBitmap;
@@ -453,7 +453,7 @@ impl Sizing {
             fixed: READER_OVERHEAD
                 + size(META_FILE)
                 + reader.bloom_bytes()
-                + size(SLICES_FILE)
+                + reader.slice_table_bytes() as u64
                 + lode_store::terms::lexicon::index_len(&path.join(LEXICON_FILE)),
             per_block,
         }

@@ -80,7 +80,7 @@ pub mod magic {
 
 /// Uncompressed size a journal slice is cut at, in bytes. 128 KiB as in Splunk: big enough for
 /// zstd to find repetition across events, small enough that reading one event decompresses little.
-pub const SLICE_TARGET_BYTES: usize = 128 * 1024;
+pub const SLICE_TARGET_BYTES: usize = 16 * 1024;
 /// Largest zstd dictionary trained for a bucket's journal, bytes. On 128 KiB slices of the
 /// generated corpus (trained on 2 MiB), 64 KiB compressed slightly better than 110 KiB (zstd's
 /// default) and 0.7 % better than 32 KiB: 6.9 % smaller than without a dictionary.
@@ -88,7 +88,7 @@ pub const JOURNAL_DICT_BYTES: usize = 64 * 1024;
 /// Uncompressed journal bytes held back to train the dictionary on (the first 16 slices);
 /// a bucket with less than half of this is written without a dictionary, where one would cost
 /// more than it saves. Training (on half of these bytes) costs ~0.3 G instructions per bucket.
-pub const JOURNAL_DICT_TRAIN_BYTES: usize = 16 * SLICE_TARGET_BYTES;
+pub const JOURNAL_DICT_TRAIN_BYTES: usize = 2 * 1024 * 1024;
 /// Size of the samples the training cuts the held-back slices into, bytes (zstd's trainer
 /// wants many small samples, about the size of what one frame will see repeated).
 pub const JOURNAL_DICT_SAMPLE: usize = 4096;

@@ -82,7 +82,11 @@ pub fn check_warm(path: &Path) -> Vec<FsckProblem> {
         Ok(b) => b,
         Err(e) => return vec![problem_of(path, e)],
     };
-    let lexicon = match b.prepare().and_then(|()| b.lexicon()) {
+    let lexicon = match b
+        .journal_table()
+        .and_then(|_| b.prepare())
+        .and_then(|()| b.lexicon())
+    {
         Ok(l) => l,
         Err(e) => return vec![problem_of(path, e)],
     };

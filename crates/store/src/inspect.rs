@@ -116,7 +116,7 @@ pub fn inspect(bucket_dir: &Path) -> Result<BucketSummary, StoreError> {
                 lexicon_index_bytes: crate::terms::lexicon::index_len(
                     &bucket_dir.join(crate::consts::LEXICON_FILE),
                 ),
-                slices: b.slices().len(),
+                slices: b.slice_count(),
                 journal_dict_bytes: b.journal_dict_len(),
             };
             (b.meta().clone(), Some(warm))

@@ -29,7 +29,8 @@ use std::collections::{BinaryHeap, HashMap};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use crate::bucket::journal::{encode_slices_file_multi, Dicts, SliceEntry};
+use crate::bucket::journal::{Dicts, SliceEntry};
+use crate::bucket::slice_table::encode_slices_file;
 use crate::bucket::warm::{BlockScratch, WarmBucket};
 use crate::bucket::write::TermsWriter;
 use crate::bucket::BucketRead;
@@ -199,7 +200,7 @@ fn write_merged(
             dicts[1].remap(&m.sources),
             dicts[2].remap(&m.sourcetypes),
         ];
-        let nslices = u32::try_from(b.slices().len()).map_err(|_| limit("2^32 slices"))?;
+        let nslices = u32::try_from(b.slice_count()).map_err(|_| limit("2^32 slices"))?;
         copy_journal(&b, &mut journal, &mut slices, &mut jdicts, &mut copy)?;
         let mapped = |k: usize, v: u32| {
             remap[k].get(v as usize).copied().ok_or_else(|| {
@@ -250,7 +251,7 @@ fn write_merged(
 
     journal.finish()?;
     let mut buf = Vec::new();
-    encode_slices_file_multi(&slices, &jdicts, &mut buf);
+    encode_slices_file(&slices, &jdicts, &mut buf);
     append_footer(&mut buf, magic::SLICES);
     write_file(&tmp.join(SLICES_FILE), &buf)?;
 
@@ -278,19 +279,20 @@ fn copy_journal(
     buf: &mut [u8],
 ) -> Result<(), StoreError> {
     let base = out.position();
-    let d = b.journal_dicts();
+    let table = b.journal_table()?;
+    let d = &table.dicts;
     let first = u32::try_from(dicts.dicts.len())
         .map_err(|_| StoreError::Limit("too many journal dictionaries".into()))?;
     dicts.dicts.extend(d.dicts.iter().cloned());
-    for (n, e) in b.slices().iter().enumerate() {
+    for (n, e) in table.slices.iter().enumerate() {
         slices.push(SliceEntry {
             offset: base + e.offset,
             ..*e
         });
         dicts.of_slice.push(first + d.index(n) as u32);
     }
-    // The slices cover the journal body exactly (checked at open).
-    let len = b.slices().last().map_or(0, |e| e.offset + e.clen as u64);
+    // The slices cover the journal body exactly (checked by `journal_table`).
+    let len = table.slices.last().map_or(0, |e| e.offset + e.clen as u64);
     let path = b.path().join(JOURNAL_FILE);
     let mut at = 0u64;
     while at < len {

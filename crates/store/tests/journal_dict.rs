@@ -7,7 +7,6 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{event, read_all};
-use lode_store::bucket::journal::split_slices_file;
 use lode_store::consts::{JOURNAL_DICT_TRAIN_BYTES, SLICES_FILE};
 use lode_store::footer::{append_footer, read_verified};
 use lode_store::{
@@ -25,9 +24,7 @@ fn warm_bucket(dir: &Path, events: u64) -> PathBuf {
 }
 
 fn dict_len(bucket: &Path) -> usize {
-    let p = bucket.join(SLICES_FILE);
-    let body = read_verified(&p, lode_store::consts::magic::SLICES).unwrap();
-    split_slices_file(&p, &body).unwrap().1.len()
+    WarmBucket::open(bucket).unwrap().journal_dict_len()
 }
 
 #[test]
@@ -43,23 +40,27 @@ fn large_bucket_has_a_dictionary_and_reads_back() {
     assert_eq!(read_all(&b), (0..n).map(event).collect::<Vec<_>>());
     assert!(fsck(dir.path(), false).unwrap().is_empty());
 
-    // Damage in the dictionary fails the file's checksum when the bucket opens (the
-    // dictionary is read and verified with the slice table, before any slice uses it).
+    // Damage in the dictionary fails its own checksum when a read first needs it (the bucket
+    // opens: it reads only the table's tail), before any slice is decompressed with it.
     let p = path.join(SLICES_FILE);
     let good = std::fs::read(&p).unwrap();
     let mut bad = good.clone();
-    let at = good.len() - 24 - 8 - dict_len(&path) / 2;
+    // Body tail: dictionary | its length u64 and xxh3 u64 | count u64 | marker u64; footer.
+    let at = good.len() - 24 - 32 - dict_len(&path) / 2;
     bad[at] ^= 0xff;
     std::fs::write(&p, &bad).unwrap();
-    assert!(matches!(
-        WarmBucket::open(&path),
-        Err(StoreError::Corrupt { .. })
-    ));
+    let b = WarmBucket::open(&path).unwrap();
+    let read = b.read_events(&mut (0..1), &mut |_| true);
+    assert!(matches!(read, Err(StoreError::Corrupt { .. })), "{read:?}");
+    assert!(fsck(dir.path(), false)
+        .unwrap()
+        .iter()
+        .any(|p| p.file.ends_with(SLICES_FILE)));
     std::fs::write(&p, &good).unwrap();
     // A dictionary length beyond the file is refused when opening.
     let mut body = read_verified(&p, lode_store::consts::magic::SLICES).unwrap();
     let l = body.len();
-    body[l - 8..].copy_from_slice(&(u64::MAX / 2).to_le_bytes());
+    body[l - 32..l - 24].copy_from_slice(&(u64::MAX / 2).to_le_bytes());
     append_footer(&mut body, lode_store::consts::magic::SLICES);
     std::fs::write(&p, &body).unwrap();
     assert!(matches!(

@@ -723,8 +723,9 @@ mod tests {
         crate::bucket::write::write_builder(&warm, &ix.builder, &ix.slices).unwrap();
         let b = WarmBucket::open(&warm).unwrap();
         let hot = ix.slices.list();
-        assert_eq!(b.slices().len(), hot.len() + 1);
-        for (e, s) in b.slices().iter().zip(hot) {
+        let table = b.journal_table().unwrap();
+        assert_eq!(table.slices.len(), hot.len() + 1);
+        for (e, s) in table.slices.iter().zip(hot) {
             let HotSlice::Frame { ulen, data } = s else {
                 unreachable!()
             };
@@ -733,7 +734,7 @@ mod tests {
             assert_eq!((e.ulen, &got[..]), (*ulen, &data[..]));
         }
         assert_eq!(
-            b.journal_dicts().dicts,
+            table.dicts.dicts,
             vec![ix.slices.dict().unwrap().bytes.clone()]
         );
         let mut raws = Vec::new();
@@ -756,7 +757,7 @@ mod tests {
         }
         builder.finish_slices(&mut sink).unwrap();
         let (_, slices, dict) = sink.finish().unwrap();
-        assert_eq!(&slices[..], b.slices());
+        assert_eq!(slices, table.slices);
         assert_eq!(dict, ix.slices.dict().unwrap().bytes);
         assert_eq!(
             std::fs::read(&path).unwrap(),

@@ -75,9 +75,12 @@ pub fn decode_slices(
     Ok(out)
 }
 
-/// Encodes the body of `slices.dat`: the slice table, then the journal's zstd dictionary and
-/// its length u64 (0 when the slices are compressed without one).
-pub fn encode_slices_file(slices: &[SliceEntry], dict: &[u8], out: &mut Vec<u8>) {
+/// Encodes the body of `slices.dat` in the first layout: the slice table, then the journal's
+/// zstd dictionary and its length u64 (0 when the slices are compressed without one). Buckets
+/// are written in the indexed layout now ([`crate::bucket::slice_table`]); this and the merged
+/// layout below are still read.
+#[cfg(test)]
+pub(crate) fn encode_slices_file_single(slices: &[SliceEntry], dict: &[u8], out: &mut Vec<u8>) {
     encode_slices(slices, out);
     out.extend_from_slice(dict);
     out.extend_from_slice(&(dict.len() as u64).to_le_bytes());
@@ -128,7 +131,8 @@ impl Dicts {
 /// Encodes the body of `slices.dat` with several dictionaries: the slice table, each slice's
 /// dictionary number (u32), the dictionaries, their lengths (u64 each), their count (u64) and
 /// the marker `u64::MAX`.
-pub fn encode_slices_file_multi(slices: &[SliceEntry], dicts: &Dicts, out: &mut Vec<u8>) {
+#[cfg(test)]
+pub(crate) fn encode_slices_file_multi(slices: &[SliceEntry], dicts: &Dicts, out: &mut Vec<u8>) {
     debug_assert_eq!(dicts.of_slice.len(), slices.len());
     encode_slices(slices, out);
     for d in &dicts.of_slice {
@@ -412,7 +416,7 @@ mod tests {
         let p = Path::new("slices.dat");
         let slices = entries(&[10, 20, 5]);
         let mut single = Vec::new();
-        encode_slices_file(&slices, b"dict", &mut single);
+        encode_slices_file_single(&slices, b"dict", &mut single);
         let (s, d) = parse_slices_file(p, &single, 35).unwrap();
         assert_eq!(s, slices);
         assert_eq!(d.dicts, vec![b"dict".to_vec()]);

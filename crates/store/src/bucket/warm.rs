@@ -10,7 +10,8 @@ use std::sync::{Arc, OnceLock};
 use roaring::RoaringBitmap;
 
 use crate::bloom::BloomFile;
-use crate::bucket::journal::{decode_slices, parse_slices_file, read_slice, Dicts, SliceEntry};
+use crate::bucket::journal::{decode_slices, read_slice, SliceEntry};
+use crate::bucket::slice_table::{EntryChunk, JournalTable, SliceTable};
 use crate::bucket::{read_events_with, BucketRead, EventView, IndexedFields, SliceSource};
 use crate::columns::lazy::ColumnsFile;
 use crate::columns::Columns;
@@ -19,7 +20,7 @@ use crate::consts::{
     SLICES_FILE,
 };
 use crate::error::{IoContext, StoreError};
-use crate::footer::{open_checked, read_verified};
+use crate::footer::open_checked;
 use crate::meta::BucketMeta;
 use crate::postings;
 use crate::query::{eval, TermQuery, TermSource};
@@ -27,8 +28,9 @@ use crate::terms::lexicon::{LexScratch, Lexicon};
 
 /// An open warm bucket. Immutable; `Send + Sync`, so many searches may share it.
 ///
-/// Opening reads only the metadata, the bloom filter, the slice table and the columns head (and
-/// checks the other footers); the lexicon is loaded on the first query and each column block
+/// Opening reads only the metadata, the bloom filter, the slice table's tail and the columns
+/// head (and checks the other footers); slice table entries are read around the slices a search
+/// decompresses, each journal dictionary on its first use; the lexicon is loaded on the first query and each column block
 /// when one of its events is first read, so a search that the bloom filter or the time range
 /// rules out costs a few small reads, and one reading a few events decodes a few blocks.
 pub struct WarmBucket {
@@ -42,13 +44,9 @@ pub struct WarmBucket {
     /// Table of the compressed postings blocks.
     blocks: Vec<SliceEntry>,
     journal: File,
-    slices: Vec<SliceEntry>,
-    /// zstd dictionaries of the journal slices (one, possibly empty, unless merged).
-    dicts: Dicts,
-    /// Each of `dicts` digested for decompression on the first read of a slice using it
-    /// (`None`: an empty one), so opening a bucket that a search reads no event of costs no
-    /// digest.
-    ddicts: Vec<OnceLock<Option<crate::dctx::Dict>>>,
+    /// Where each journal slice is, and the journal's zstd dictionaries (one, possibly empty,
+    /// unless merged).
+    slices: SliceTable,
     /// Columns, decoded block by block on demand.
     cols: ColumnsFile,
     /// This reader's key in the process-wide [`crate::slice_cache`].
@@ -58,8 +56,9 @@ pub struct WarmBucket {
 static NO_COLUMNS: OnceLock<Columns> = OnceLock::new();
 
 impl WarmBucket {
-    /// Opens the bucket directory `path`: verifies metadata, bloom filter and slice table
-    /// (footer and checksum) and the footers of journal, postings, lexicon and columns.
+    /// Opens the bucket directory `path`: verifies metadata and bloom filter (footer and
+    /// checksum), the footers of journal, slice table, postings, lexicon and columns, and the
+    /// slice table's layout (see [`SliceTable::open`]).
     /// Also reads the columns head (block table and dictionaries). The lexicon and column blocks
     /// are verified when first used (see [`BucketRead::prepare`]).
     pub fn open(path: &Path) -> Result<WarmBucket, StoreError> {
@@ -72,18 +71,14 @@ impl WarmBucket {
         }
         let jpath = path.join(JOURNAL_FILE);
         let (journal, journal_len) = open_checked(&jpath, magic::JOURNAL)?;
-        let spath = path.join(SLICES_FILE);
-        let sbody = read_verified(&spath, magic::SLICES)?;
-        let (slices, dicts) = parse_slices_file(&spath, &sbody, journal_len)?;
-        let ddicts = dicts.dicts.iter().map(|_| OnceLock::new()).collect();
+        let slices = SliceTable::open(&path.join(SLICES_FILE), journal_len)?;
         open_checked(&path.join(LEXICON_FILE), magic::LEXICON)?;
         let ppath = path.join(POSTINGS_FILE);
         let (postings, postings_len) = open_checked(&ppath, magic::POSTINGS)?;
         let blocks = read_block_table(&ppath, &postings, postings_len)?;
         let bpath = path.join(BLOOM_FILE);
         let bloom = BloomFile::open(&bpath)?;
-        let lens = slices.iter().map(|s| s.ulen).collect();
-        let cols = ColumnsFile::open(&path.join(COLUMNS_FILE), meta.event_count, lens)?;
+        let cols = ColumnsFile::open(&path.join(COLUMNS_FILE), meta.event_count)?;
         Ok(WarmBucket {
             path: path.to_path_buf(),
             meta,
@@ -93,8 +88,6 @@ impl WarmBucket {
             blocks,
             journal,
             slices,
-            dicts,
-            ddicts,
             cols,
             id: crate::slice_cache::reader_id(),
         })
@@ -139,43 +132,29 @@ impl WarmBucket {
         &self.path
     }
 
-    /// Journal slice table.
-    pub fn slices(&self) -> &[SliceEntry] {
-        &self.slices
+    /// Number of journal slices.
+    pub fn slice_count(&self) -> usize {
+        self.slices.len()
+    }
+
+    /// The whole journal slice table and dictionaries, read and verified on first use.
+    pub fn journal_table(&self) -> Result<&JournalTable, StoreError> {
+        self.slices.all()
     }
 
     /// Bytes of the journal's zstd dictionaries (0: slices are compressed without one).
     pub fn journal_dict_len(&self) -> usize {
-        self.dicts.bytes()
+        self.slices.dict_bytes()
     }
 
-    /// The journal's dictionaries and which slice uses which.
-    pub fn journal_dicts(&self) -> &Dicts {
-        &self.dicts
+    /// Bytes of slice table the reader holds in memory, dictionaries included.
+    pub fn slice_table_bytes(&self) -> usize {
+        self.slices.held_bytes() + self.slices.dict_bytes()
     }
 
     /// The journal file (its body: the compressed slices the slice table locates).
     pub(crate) fn journal_file(&self) -> &File {
         &self.journal
-    }
-
-    /// The dictionary of slice `n`, digested on first use (`None`: compressed without one).
-    fn journal_dict(&self, n: u32) -> Result<Option<&crate::dctx::Dict>, StoreError> {
-        let i = self.dicts.index(n as usize);
-        let (Some(bytes), Some(cell)) = (self.dicts.dicts.get(i), self.ddicts.get(i)) else {
-            return Err(StoreError::corrupt(
-                self.path.join(SLICES_FILE),
-                format!("slice {n} names a missing dictionary"),
-            ));
-        };
-        let d = cell.get_or_init(|| crate::dctx::Dict::new(bytes));
-        if d.is_none() && !bytes.is_empty() {
-            return Err(StoreError::corrupt(
-                self.path.join(SLICES_FILE),
-                "the journal dictionary could not be loaded",
-            ));
-        }
-        Ok(d.as_ref())
     }
 
     /// Reads the postings a lexicon value points at, validating them against the event count.
@@ -283,6 +262,8 @@ impl TermSource for WarmBucket {
 
 /// Per-call decompression state of `read_events`.
 pub(crate) struct WarmScratch {
+    /// Slice table entries around the last slice read.
+    entries: EntryChunk,
     comp: Vec<u8>,
     out: Vec<u8>,
     /// The current slice when it came from (or went to) the slice cache; else it is `out`.
@@ -302,6 +283,7 @@ impl SliceSource for WarmBucket {
 
     fn scratch(&self) -> Result<WarmScratch, StoreError> {
         Ok(WarmScratch {
+            entries: EntryChunk::default(),
             comp: Vec::new(),
             out: Vec::new(),
             shared: None,
@@ -318,16 +300,14 @@ impl SliceSource for WarmBucket {
             if let Some(bytes) = cache.get(self.id, n) {
                 s.shared = Some(bytes);
             } else {
-                let e = self.slices.get(n as usize).ok_or_else(|| {
-                    StoreError::corrupt(self.path.join(SLICES_FILE), format!("no slice {n}"))
-                })?;
+                let (e, dict) = self.slices.entry(n, &mut s.entries)?;
                 let jp = self.path.join(JOURNAL_FILE);
                 read_slice(
                     &jp,
                     &self.journal,
-                    e,
+                    &e,
                     &mut s.comp,
-                    self.journal_dict(n)?,
+                    self.slices.dict(dict)?,
                     &mut s.out,
                 )?;
                 if cache.is_on() && s.offered < OFFERED_PER_READ {

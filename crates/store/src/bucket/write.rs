@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use crate::bloom::Bloom;
 use crate::bucket::build::{Builder, SliceSink};
 use crate::bucket::hot::{HotSlice, SharedSlices};
-use crate::bucket::journal::{encode_slices, encode_slices_file, JournalSink};
+use crate::bucket::journal::{encode_slices, Dicts, JournalSink};
+use crate::bucket::slice_table::encode_slices_file;
 use crate::consts::{
     magic, BLOOM_FILE, COLUMNS_FILE, JOURNAL_FILE, LEXICON_FILE, META_FILE, POSTINGS_FILE,
     SLICES_FILE,
@@ -67,7 +68,11 @@ fn write_rest(
     );
 
     let mut buf = Vec::new();
-    encode_slices_file(&slices, &dict, &mut buf);
+    let dicts = Dicts {
+        dicts: vec![dict],
+        of_slice: Vec::new(),
+    };
+    encode_slices_file(&slices, &dicts, &mut buf);
     append_footer(&mut buf, magic::SLICES);
     write_file(&dir.join(SLICES_FILE), &buf)?;
 

@@ -44,8 +44,6 @@ pub struct ColumnsFile {
     /// Bytes of block area (the body before the head).
     blocks_len: u64,
     head: Head,
-    /// Uncompressed length of each journal slice, bytes (every event is checked to lie within).
-    slice_lens: Vec<u32>,
     /// Each block, decoded on first use (events numbered from the block's first, no
     /// dictionaries); a failure is kept and reported on every use.
     blocks: Vec<OnceLock<Result<Columns, StoreError>>>,
@@ -75,9 +73,9 @@ pub struct ColumnsFile {
 
 impl ColumnsFile {
     /// Opens `path`: checks the footer and the layout version, reads and verifies the head,
-    /// and checks its event count against `events` (from the bucket metadata). `slice_lens`
-    /// are the journal slices' uncompressed lengths in bytes.
-    pub fn open(path: &Path, events: u64, slice_lens: Vec<u32>) -> Result<ColumnsFile, StoreError> {
+    /// and checks its event count against `events` (from the bucket metadata). Where each
+    /// event's raw text lies in its journal slice is checked when the event is read.
+    pub fn open(path: &Path, events: u64) -> Result<ColumnsFile, StoreError> {
         let (file, body_len) = open_checked(path, magic::COLUMNS)?;
         let mut trailer = [0u8; TRAILER_LEN as usize];
         if body_len >= TRAILER_LEN {
@@ -107,7 +105,6 @@ impl ColumnsFile {
             touched: head.blocks.iter().map(|_| AtomicU32::new(0)).collect(),
             recent: Mutex::new(VecDeque::new()),
             head,
-            slice_lens,
             full: OnceLock::new(),
             decoded: AtomicU64::new(0),
             kept: AtomicU64::new(0),
@@ -153,7 +150,6 @@ impl ColumnsFile {
                     "time column length differs from event count",
                 ));
             }
-            cols.check_slices(&self.path, &self.slice_lens, 0)?;
             self.kept
                 .fetch_add(self.head.blocks.len() as u64, Ordering::Relaxed);
             Ok(cols)
@@ -188,11 +184,11 @@ impl ColumnsFile {
     /// from the block's first, no dictionaries) without caching it: a merge and a streaming
     /// read decode each block once.
     pub fn decode_block(&self, i: usize, into: &mut Columns) -> Result<(), StoreError> {
-        let (e, comp) = self.read_compressed(i)?;
+        let (_, comp) = self.read_compressed(i)?;
         into.clear();
         decode_block_at(&self.path, &self.head, i, &comp, &mut Vec::new(), into)?;
         self.decoded.fetch_add(1, Ordering::Relaxed);
-        into.check_slices(&self.path, &self.slice_lens, e.first)
+        Ok(())
     }
 
     /// Block `b`'s table entry and compressed bytes (unchecked).
@@ -345,7 +341,7 @@ impl ColumnsFile {
             return Err(bad("a time lies outside the block's range"));
         }
         self.decoded.fetch_add(1, Ordering::Relaxed);
-        into.check_slices(&self.path, &self.slice_lens, e.first + i as u32)
+        Ok(())
     }
 
     /// Decodes block `b`'s times (and ids when `ids` is given), checking the times against

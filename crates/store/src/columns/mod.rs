@@ -13,8 +13,6 @@ pub mod block;
 pub mod file;
 pub mod lazy;
 
-use std::path::Path;
-
 use crate::codec::{DecodeError, Reader};
 use crate::error::StoreError;
 
@@ -109,32 +107,6 @@ impl Columns {
             let k = r.str()?;
             let v = r.str()?;
             out.push((k.to_string(), v.to_string()));
-        }
-        Ok(())
-    }
-
-    /// Checks that every event's raw text lies within its slice, given each slice's
-    /// uncompressed length in bytes. `first` is the bucket event number of entry 0 (for messages).
-    pub fn check_slices(
-        &self,
-        path: &Path,
-        slice_lens: &[u32],
-        first: u32,
-    ) -> Result<(), StoreError> {
-        for i in 0..self.len() {
-            let num = first as u64 + i as u64;
-            let Some(&ulen) = slice_lens.get(self.slice[i] as usize) else {
-                return Err(StoreError::corrupt(
-                    path,
-                    format!("event {num} points at missing slice {}", self.slice[i]),
-                ));
-            };
-            if self.offset[i] as u64 + self.raw_len[i] as u64 > ulen as u64 {
-                return Err(StoreError::corrupt(
-                    path,
-                    format!("event {num} extends past the end of its slice"),
-                ));
-            }
         }
         Ok(())
     }
