@@ -1,6 +1,6 @@
 //! A process-wide, memory-bounded cache of decompressed journal slices of warm buckets.
 //!
-//! Reading one event of a warm bucket decompresses its whole slice (~128 KiB). A server
+//! Reading one event of a warm bucket decompresses its whole slice (~16 KiB). A server
 //! answering many `<words> | head 10` searches reads the newest events of the same buckets
 //! again and again, so the slices it decompressed last are kept here, least recently used
 //! first out, under a byte budget. Entries are keyed by the reader's own number
