@@ -12,8 +12,8 @@
 //! length read from the file's tail — the reader loads it on first query), and the
 //! column blocks it keeps decoded (`ColumnsFile::blocks_kept`, a store accessor) at an estimated
 //! size per block ([`COLUMN_BYTES_PER_EVENT`] per event plus the block's share of the columns
-//! file for fields), plus the block bodies it keeps decompressed for sparse reads
-//! (`ColumnsFile::recent_bytes`, at most 2 MiB). Readers grow as searches decode blocks, so the charge is re-measured at
+//! file for fields), plus the block bodies it keeps decompressed for sparse reads and the few
+//! whole blocks event reads decoded last (`ColumnsFile::recent_bytes`, ~3 MiB at most). Readers grow as searches decode blocks, so the charge is re-measured at
 //! every use. Eviction scans the entries for the oldest use: the map holds one entry per bucket
 //! (hundreds, not millions), so a scan costs less than one bucket open. A reader larger than the
 //! whole budget is returned uncached. Budget 0 disables the cache (every open goes to disk) —
@@ -562,8 +562,14 @@ mod tests {
     fn tiny_budget_evicts_least_recent_and_answers_alike() {
         let dir = tempfile::tempdir().unwrap();
         let paths = index(dir.path(), 4);
-        // Answering streams the column blocks: a reader holds its fixed part only.
-        let one = sizing(&paths[0]).fixed;
+        // Answering streams the column blocks: a reader holds its fixed part and the few
+        // blocks it read last.
+        let one = {
+            let r = WarmBucket::open(&paths[0]).unwrap();
+            let s = Sizing::of(&r);
+            answer(&r);
+            s.bytes(&r)
+        };
         // Room for two readers.
         let c = BucketCache::new(one * 2 + one / 2);
         for round in 0..3 {
@@ -583,6 +589,8 @@ mod tests {
                     answer(direct.as_ref()),
                     "round {round}"
                 );
+                // A use re-measures what the reader holds now (the blocks it read).
+                c.open_warm(p).unwrap();
                 assert!(c.stats().bytes <= c.budget());
             }
         }

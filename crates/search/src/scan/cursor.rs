@@ -107,6 +107,7 @@ impl BlockOrder {
     fn take(
         &mut self,
         bucket: &dyn BucketRead,
+        path: &std::path::Path,
         want: usize,
         out: &mut Vec<u32>,
     ) -> Result<(), StoreError> {
@@ -119,8 +120,30 @@ impl BlockOrder {
                     let (lo, hi) = (b * self.per, (b + 1).saturating_mul(self.per));
                     let from = self.ids.partition_point(|&n| n < lo);
                     let to = self.ids.partition_point(|&n| n < hi);
-                    for &n in &self.ids[from..to] {
-                        self.heap.push((bucket.time(n)?, n));
+                    let ids = &self.ids[from..to];
+                    // Several candidates: the block's time column, looked up once.
+                    let times = if ids.len() > 1 {
+                        bucket.block_times(b)?
+                    } else {
+                        None
+                    };
+                    match times {
+                        Some(times) => {
+                            for &n in ids {
+                                let t = times.get((n - lo) as usize).ok_or_else(|| {
+                                    StoreError::corrupt(
+                                        path,
+                                        format!("event {n} lies outside its columns block"),
+                                    )
+                                })?;
+                                self.heap.push((*t, n));
+                            }
+                        }
+                        None => {
+                            for &n in ids {
+                                self.heap.push((bucket.time(n)?, n));
+                            }
+                        }
                     }
                     continue;
                 }
@@ -205,7 +228,12 @@ impl Cursor {
         let want = self.chunk;
         self.chunk = (self.chunk * 2).min(MAX_CHUNK);
         if let Some(b) = &mut self.blocks {
-            if let Err(e) = b.take(self.bucket.as_ref(), want, &mut self.sorted) {
+            if let Err(e) = b.take(
+                self.bucket.as_ref(),
+                &self.src.info.path,
+                want,
+                &mut self.sorted,
+            ) {
                 // Nothing more is read from a damaged bucket.
                 self.blocks = None;
                 return Err(e);

@@ -134,6 +134,9 @@ impl BucketRead for Shared {
     fn time_blocks(&self) -> Option<(u32, Vec<(i64, i64)>)> {
         self.0.time_blocks()
     }
+    fn block_times(&self, b: u32) -> Result<Option<&[i64]>, StoreError> {
+        self.0.block_times(b)
+    }
     fn indexed(&self, n: u32) -> Result<lode_store::bucket::IndexedFields, StoreError> {
         self.0.indexed(n)
     }

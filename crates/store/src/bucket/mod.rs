@@ -98,6 +98,13 @@ pub trait BucketRead {
     fn time_blocks(&self) -> Option<(u32, Vec<(i64, i64)>)> {
         None
     }
+    /// `_time` of every event of column block `b` of [`BucketRead::time_blocks`] (events from
+    /// the block's first), decoding (warm) at most that block's time column once: ordering
+    /// many candidates of a block by time costs one lookup, not one per candidate. `None`
+    /// without a block table.
+    fn block_times(&self, _b: u32) -> Result<Option<&[i64]>, StoreError> {
+        Ok(None)
+    }
     /// `_time` and the host, source and sourcetype ids of event `n`, decoding (warm) only the
     /// column block holding it. An `n` beyond the event count is a [`StoreError::Limit`] error.
     fn indexed(&self, n: u32) -> Result<IndexedFields, StoreError> {

@@ -81,11 +81,7 @@ struct Layout {
 
 /// Reads the layout of a body of `body_len` bytes through `read_at` (a file or bytes in
 /// memory); `None` when the body is in one of the earlier layouts.
-fn layout(
-    path: &Path,
-    body_len: u64,
-    read_at: &ReadAt<'_>,
-) -> Result<Option<Layout>, StoreError> {
+fn layout(path: &Path, body_len: u64, read_at: &ReadAt<'_>) -> Result<Option<Layout>, StoreError> {
     let bad = |r: &str| StoreError::corrupt(path, r);
     if body_len < 16 {
         return Err(bad("slice file too short"));

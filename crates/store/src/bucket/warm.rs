@@ -366,6 +366,9 @@ impl BucketRead for WarmBucket {
     fn time(&self, n: u32) -> Result<i64, StoreError> {
         self.cols.time(n)
     }
+    fn block_times(&self, b: u32) -> Result<Option<&[i64]>, StoreError> {
+        self.cols.block_times(b as usize).map(Some)
+    }
     fn indexed(&self, n: u32) -> Result<IndexedFields, StoreError> {
         self.cols.indexed(n)
     }

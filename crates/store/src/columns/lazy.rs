@@ -26,6 +26,10 @@ const RECENT_BODIES: usize = 48;
 /// And at most this many bytes (a block body is ~50 KB).
 const RECENT_BODY_BYTES: usize = 2 << 20;
 
+/// At most this many whole blocks in [`ColumnsFile::recent_blocks`] (~60 bytes an event:
+/// about 4 MB).
+const RECENT_BLOCKS: usize = 16;
+
 /// [`ColumnsFile::touched`]: more than one event of the block was asked.
 const MANY: u32 = u32::MAX;
 
@@ -61,6 +65,11 @@ pub struct ColumnsFile {
     /// search orders its candidates by time (a walk of each one's block), then reads them
     /// (another walk of the same blocks).
     recent: Mutex<VecDeque<(usize, Arc<[u8]>)>>,
+    /// The blocks decoded whole last by event reads ([`EventColumns::locate_streaming`]),
+    /// oldest first: a server answering `<words> | head 10` reads events of the same newest
+    /// blocks search after search, and decoding a 4,096-event block for ten of them was most of
+    /// the columns' cost. A scan passes through without keeping more than these.
+    recent_blocks: Mutex<VecDeque<(usize, Arc<Columns>)>>,
     /// Every block at once, with dictionaries, decoded on first use of the dense accessors.
     full: OnceLock<Result<Columns, StoreError>>,
     /// Number of block decodes performed (the whole-file decode counts each block), for tests
@@ -104,6 +113,7 @@ impl ColumnsFile {
             light: head.blocks.iter().map(|_| Light::default()).collect(),
             touched: head.blocks.iter().map(|_| AtomicU32::new(0)).collect(),
             recent: Mutex::new(VecDeque::new()),
+            recent_blocks: Mutex::new(VecDeque::new()),
             head,
             full: OnceLock::new(),
             decoded: AtomicU64::new(0),
@@ -122,11 +132,43 @@ impl ColumnsFile {
         self.decoded.load(Ordering::Relaxed)
     }
 
-    /// Bytes of the recently decompressed block bodies held (at most 2 MiB), for memory
-    /// accounting.
+    /// Bytes of the recently decompressed block bodies and recently read whole blocks held
+    /// (at most ~3 MiB), for memory accounting.
     pub fn recent_bytes(&self) -> u64 {
-        let recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
-        recent.iter().map(|r| r.1.len() as u64).sum()
+        let bodies: u64 = {
+            let recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
+            recent.iter().map(|r| r.1.len() as u64).sum()
+        };
+        let blocks = self.recent_blocks.lock().unwrap_or_else(|p| p.into_inner());
+        bodies + blocks.iter().map(|r| r.1.heap_bytes()).sum::<u64>()
+    }
+
+    /// Block `b` decoded whole, from the recently read ones or decoded now (and kept there).
+    fn recent_block(&self, b: usize) -> Result<Arc<Columns>, StoreError> {
+        {
+            let mut recent = self.recent_blocks.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(at) = recent.iter().position(|(held, _)| *held == b) {
+                let hit = recent.remove(at).expect("found");
+                let cols = hit.1.clone();
+                recent.push_back(hit);
+                return Ok(cols);
+            }
+        }
+        let mut cols = Columns::new();
+        self.decode_block(b, &mut cols)?;
+        let cols = Arc::new(cols);
+        let mut recent = self.recent_blocks.lock().unwrap_or_else(|p| p.into_inner());
+        recent.push_back((b, cols.clone()));
+        if recent.len() > RECENT_BLOCKS {
+            recent.pop_front();
+        }
+        Ok(cols)
+    }
+
+    /// Whether block `b` is among the recently read whole blocks.
+    fn is_recent_block(&self, b: usize) -> bool {
+        let recent = self.recent_blocks.lock().unwrap_or_else(|p| p.into_inner());
+        recent.iter().any(|(held, _)| *held == b)
     }
 
     /// Blocks' worth of decoded columns the reader keeps: each whole block and each block's
@@ -391,6 +433,31 @@ impl ColumnsFile {
         }
     }
 
+    /// `_time` of every event of block `b`: from decoded columns if there are, else its time
+    /// column alone (decoded once, and kept).
+    pub fn block_times(&self, b: usize) -> Result<&[i64], StoreError> {
+        let light = self.light_of(b)?;
+        let per = self.head.block_events as usize;
+        let count = self.head.blocks[b].count as usize;
+        if let Some(Ok(full)) = self.full.get() {
+            let first = b * per;
+            return full
+                .times
+                .get(first..first + count)
+                .ok_or_else(|| StoreError::corrupt(&self.path, format!("no columns block {b}")));
+        }
+        if let Some(Some(Ok(cols))) = self.blocks.get(b).map(OnceLock::get) {
+            return Ok(&cols.times);
+        }
+        if let Some(t) = light.times.get() {
+            return t.as_ref().map(Vec::as_slice).map_err(StoreError::duplicate);
+        }
+        if let Some(t) = self.touched.get(b) {
+            t.store(MANY, Ordering::Relaxed);
+        }
+        self.light_times(b)
+    }
+
     fn light_of(&self, b: usize) -> Result<&Light, StoreError> {
         self.light
             .get(b)
@@ -449,20 +516,26 @@ impl EventColumns for ColumnsFile {
         match scratch.held {
             Some((held, None)) if held == b => {}
             Some((held, Some(one))) if held == b && one == i => return Ok((&scratch.cols, 0)),
-            // A second event of the block: the whole block is cheaper from here on.
-            Some((held, Some(_))) if held == b => {
+            // A second event of the block (the whole block is cheaper from here on), or a block
+            // read whole lately.
+            was => {
+                let second = matches!(was, Some((held, Some(_))) if held == b);
                 scratch.held = None;
-                self.decode_block(b, &mut scratch.cols)?;
+                scratch.whole = None;
+                if !second && !self.is_recent_block(b) {
+                    self.decode_event(b, i, &mut scratch.cols)?;
+                    scratch.held = Some((b, Some(i)));
+                    return Ok((&scratch.cols, 0));
+                }
+                scratch.whole = Some(self.recent_block(b)?);
                 scratch.held = Some((b, None));
             }
-            _ => {
-                scratch.held = None;
-                self.decode_event(b, i, &mut scratch.cols)?;
-                scratch.held = Some((b, Some(i)));
-                return Ok((&scratch.cols, 0));
-            }
         }
-        Ok((&scratch.cols, i))
+        let cols = scratch
+            .whole
+            .as_deref()
+            .ok_or_else(|| StoreError::corrupt(&self.path, "columns block lost between events"))?;
+        Ok((cols, i))
     }
 
     fn dicts(&self) -> [&[String]; 3] {

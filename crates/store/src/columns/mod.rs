@@ -86,6 +86,25 @@ impl Columns {
         self.times.len()
     }
 
+    /// Bytes the columns hold on the heap (their capacities), for memory accounting.
+    pub fn heap_bytes(&self) -> u64 {
+        let names = |v: &[String]| -> usize { v.iter().map(|s| s.capacity() + 24).sum() };
+        let bytes = 8 * (self.times.capacity() + self.index_times.capacity())
+            + 4 * (self.slice.capacity()
+                + self.offset.capacity()
+                + self.raw_len.capacity()
+                + self.host.capacity()
+                + self.source.capacity()
+                + self.sourcetype.capacity()
+                + self.linecount.capacity())
+            + 8 * self.field_start.capacity()
+            + self.field_blob.capacity()
+            + names(&self.hosts)
+            + names(&self.sources)
+            + names(&self.sourcetypes);
+        bytes as u64
+    }
+
     /// Whether there is no event.
     pub fn is_empty(&self) -> bool {
         self.times.is_empty()
@@ -118,7 +137,10 @@ pub struct StreamScratch {
     /// The block `cols` holds, and the position of its one event when only that event was
     /// decoded.
     pub(crate) held: Option<(usize, Option<usize>)>,
+    /// The one event decoded alone.
     pub(crate) cols: Columns,
+    /// The block decoded whole (shared with the reader's recently read blocks).
+    pub(crate) whole: Option<std::sync::Arc<Columns>>,
 }
 
 /// Where the columns of one event are: the columns holding it, its index there, and the
