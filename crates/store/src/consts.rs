@@ -78,10 +78,13 @@ pub mod magic {
     pub const WAL: [u8; 8] = *b"LODEWAL\0";
 }
 
-/// Uncompressed size a journal slice is cut at, in bytes. Splunk uses 128 KiB; with the bucket's
-/// trained dictionary 16 KiB frames are only ~4 % larger on the generated corpus and compress
-/// faster (zstd attaches the dictionary instead of copying its tables into each frame), while
-/// reading one event decompresses 8× less (10 GB super-sparse `head 100`: see PERFORMANCE.md).
+/// Uncompressed size a journal slice is cut at, in bytes. Splunk uses 128 KiB; reading one event
+/// decompresses its whole slice, and at 10 GB a super-sparse `head 100` spent half its time
+/// there. With the bucket's trained dictionary, 16 KiB frames make a journal ~11 % larger than
+/// 128 KiB ones on the generated corpus (32 KiB: ~7 %) for 8× less to decompress per event.
+/// Against 32 KiB, 16 KiB served ~12 % more `<words> | head 10` searches per second and a
+/// 10 GB super-sparse `head 100` ~1.5 ms faster, for 0.5–0.6 points more stored
+/// (PERFORMANCE.md, session 7).
 pub const SLICE_TARGET_BYTES: usize = 16 * 1024;
 /// Largest zstd dictionary trained for a bucket's journal, bytes. On (then) 128 KiB slices of the
 /// generated corpus (trained on 2 MiB), 64 KiB compressed slightly better than 110 KiB (zstd's

@@ -392,10 +392,11 @@ pub fn read_slice(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn entries(lens: &[u32]) -> Vec<SliceEntry> {
+    /// Contiguous entries of the given compressed lengths (made-up lengths and hashes).
+    pub(crate) fn entries(lens: &[u32]) -> Vec<SliceEntry> {
         let mut at = 0;
         lens.iter()
             .map(|&l| {

@@ -406,23 +406,8 @@ impl SliceTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bucket::journal::tests::entries;
     use crate::footer::append_footer;
-
-    fn entries(lens: &[u32]) -> Vec<SliceEntry> {
-        let mut at = 0;
-        lens.iter()
-            .map(|&l| {
-                let e = SliceEntry {
-                    offset: at,
-                    clen: l,
-                    ulen: l * 3,
-                    hash: at ^ 0x5a5a,
-                };
-                at += l as u64;
-                e
-            })
-            .collect()
-    }
 
     fn write(dir: &Path, body: &[u8]) -> PathBuf {
         let p = dir.join("slices.dat");
