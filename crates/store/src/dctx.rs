@@ -33,17 +33,17 @@ impl std::fmt::Debug for Dict {
     }
 }
 
-/// Decompresses the zstd frame `src` into `out` (cleared first, with room for at least
-/// `capacity` bytes), with `dict` when given. Returns the decompressed length; a damaged frame
-/// or one larger than the room is an error naming zstd's reason.
+/// Decompresses the zstd frame `src` into `out` (cleared first), with `dict` when given; it
+/// must decompress to exactly `len` bytes. A damaged frame is an error naming zstd's reason,
+/// and so is one larger than `len`; a shorter one is an error too.
 pub fn decompress(
     src: &[u8],
     dict: Option<&Dict>,
-    capacity: usize,
+    len: usize,
     out: &mut Vec<u8>,
-) -> Result<usize, String> {
+) -> Result<(), String> {
     out.clear();
-    out.reserve(capacity);
+    out.reserve(len);
     let run = |ctx: &mut DCtx<'static>, out: &mut Vec<u8>| match dict {
         Some(d) => ctx.decompress_using_ddict(out, src, &d.0),
         None => ctx.decompress(out, src),
@@ -64,7 +64,11 @@ pub fn decompress(
         // During thread teardown: a context of its own.
         Err(_) => run(&mut new_ctx()?, out),
     };
-    res.map_err(|code| get_error_name(code).to_string())
+    match res {
+        Ok(n) if n == len => Ok(()),
+        Ok(n) => Err(format!("decompresses to {n} bytes, not {len}")),
+        Err(code) => Err(get_error_name(code).to_string()),
+    }
 }
 
 fn new_ctx() -> Result<DCtx<'static>, &'static str> {
@@ -83,10 +87,7 @@ mod tests {
         let plain = zstd::bulk::compress(&text, 3).unwrap();
         let mut out = Vec::new();
         for _ in 0..3 {
-            assert_eq!(
-                decompress(&plain, None, text.len(), &mut out),
-                Ok(text.len())
-            );
+            assert_eq!(decompress(&plain, None, text.len(), &mut out), Ok(()));
             assert_eq!(out, text);
         }
         let samples: Vec<&[u8]> = text.chunks(1000).collect();
@@ -96,14 +97,14 @@ mod tests {
             .compress(&text[..5000])
             .unwrap();
         let dict = Dict::new(&dict_bytes).unwrap();
-        assert_eq!(decompress(&with, Some(&dict), 5000, &mut out), Ok(5000));
+        assert_eq!(decompress(&with, Some(&dict), 5000, &mut out), Ok(()));
         assert_eq!(out, &text[..5000]);
         // Without its dictionary the frame is refused, and the context stays usable.
         assert!(decompress(&with, None, 5000, &mut out).is_err());
-        assert_eq!(
-            decompress(&plain, None, text.len(), &mut out),
-            Ok(text.len())
-        );
+        assert_eq!(decompress(&plain, None, text.len(), &mut out), Ok(()));
+        // A frame that decompresses to another length than the one recorded is refused.
+        assert!(decompress(&plain, None, text.len() + 1, &mut out).is_err());
+        assert!(decompress(&plain, None, text.len() - 1, &mut out).is_err());
         assert!(Dict::new(&[]).is_none());
     }
 }

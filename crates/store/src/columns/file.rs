@@ -215,11 +215,7 @@ pub fn decompress_block(
     if comp.len() != e.clen as usize || xxh3_64(comp) != e.checksum {
         return Err(bad("checksum mismatch"));
     }
-    match crate::dctx::decompress(comp, None, e.ulen as usize, out) {
-        Ok(n) if n == e.ulen as usize => Ok(()),
-        Ok(_) => Err(bad("decompresses to the wrong length")),
-        Err(err) => Err(bad(&err.to_string())),
-    }
+    crate::dctx::decompress(comp, None, e.ulen as usize, out).map_err(|err| bad(&err))
 }
 
 /// Decodes every block of `blocks` (the body before the head) into one [`Columns`] with the
