@@ -199,6 +199,15 @@ impl Builder {
         meta
     }
 
+    /// The metadata a hot-bucket snapshot shows, taken under the hot index's read lock at every
+    /// search of the bucket: exact but for `term_count`, which counts terms as of the last
+    /// batch flush (at most one batch of 1,024 events behind; [`Builder::meta`] is exact).
+    pub fn snapshot_meta(&self) -> BucketMeta {
+        let mut meta = self.meta.clone();
+        meta.term_count = self.terms.flushed_len() as u64;
+        meta
+    }
+
     /// Every chunk joined into one [`Columns`] with the dictionaries (what
     /// [`Builder::encode_columns`] encodes without joining).
     #[cfg(test)]

@@ -377,7 +377,7 @@ impl HotBucket {
     /// Takes a snapshot of `index` (under its read lock, briefly).
     fn snapshot(path: &Path, index: SharedIndex) -> HotBucket {
         let ix = index.read().unwrap_or_else(|p| p.into_inner());
-        let meta = ix.builder.meta();
+        let meta = ix.builder.snapshot_meta();
         let cols = HotColumns::of(&ix.builder);
         let slices = ix.slices.list.clone();
         let dict = ix.slices.dict().cloned();

@@ -64,7 +64,7 @@ pub struct TermIndex {
     /// number holding it), `list u32` (index into `lists`, or [`SINGLE`]), `len u32`, then the
     /// term's bytes. A lookup and the update that follows touch this one place.
     arena: Vec<u8>,
-    /// Number of distinct terms.
+    /// Number of distinct terms in the big table (flushed batches).
     count: usize,
     /// Lists of the terms seen more than once.
     lists: Vec<List>,
@@ -360,6 +360,12 @@ impl TermIndex {
     /// Number of distinct terms so far.
     pub fn len(&self) -> usize {
         self.count + self.batch_only().count()
+    }
+
+    /// Number of distinct terms as of the last batch flush (without the terms only the pending
+    /// batch holds, which [`TermIndex::len`] looks up in the big table one by one).
+    pub fn flushed_len(&self) -> usize {
+        self.count
     }
 
     /// Whether no term was added.
