@@ -8,13 +8,14 @@
 //! is dropped when the index is next listed ([`BucketCache::retain_listed`]).
 //!
 //! Policy: least recently used, under a byte budget. Each entry is charged what its reader
-//! holds: the bloom filter, slice table and metadata as on disk, the lexicon's block index (its
-//! length read from the file's tail — the reader loads it on first query), and the
-//! column blocks it keeps decoded (`ColumnsFile::blocks_kept`, a store accessor) at an estimated
-//! size per block ([`COLUMN_BYTES_PER_EVENT`] per event plus the block's share of the columns
-//! file for fields), plus the block bodies it keeps decompressed for sparse reads and the few
-//! whole blocks event reads decoded last (`ColumnsFile::recent_bytes`, ~3 MiB at most). Readers grow as searches decode blocks, so the charge is re-measured at
-//! every use. Eviction scans the entries for the oldest use: the map holds one entry per bucket
+//! holds: the bloom filter and metadata as on disk, the slice table's dictionaries (and its
+//! entries once read whole), the lexicon's block index (its length read from the file's tail —
+//! the reader loads it on first query), and the column blocks it keeps decoded
+//! (`ColumnsFile::blocks_kept`, a store accessor) at an estimated size per block
+//! ([`COLUMN_BYTES_PER_EVENT`] per event plus the block's share of the columns file for
+//! fields), plus the block bodies it keeps decompressed for sparse reads and the whole blocks
+//! event reads decoded last (`ColumnsFile::recent_bytes`, ~6 MiB at most). Readers grow as
+//! searches decode blocks, so the charge is re-measured at every use. Eviction scans the entries for the oldest use: the map holds one entry per bucket
 //! (hundreds, not millions), so a scan costs less than one bucket open. A reader larger than the
 //! whole budget is returned uncached. Budget 0 disables the cache (every open goes to disk) —
 //! the default of the process-wide instance until [`configure`] is called, so one-shot CLI
@@ -440,8 +441,8 @@ pub struct Sizing {
 impl Sizing {
     /// The sizing of `reader`, from its files: the lexicon's block index length comes from its
     /// last body bytes (8 bytes read); the index is charged from the start since the first
-    /// query loads it (its blocks are read per lookup and not kept). A file that cannot be read counts 0 (opening it succeeded, so this is a
-    /// race with deletion).
+    /// query loads it (its blocks are read per lookup and not kept). A file that cannot be read
+    /// counts 0 (opening it succeeded, so this is a race with deletion).
     pub fn of(reader: &WarmBucket) -> Sizing {
         let path = reader.path();
         let size = |f: &str| std::fs::metadata(path.join(f)).map_or(0, |m| m.len());

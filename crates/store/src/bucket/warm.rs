@@ -29,10 +29,11 @@ use crate::terms::lexicon::{LexScratch, Lexicon};
 /// An open warm bucket. Immutable; `Send + Sync`, so many searches may share it.
 ///
 /// Opening reads only the metadata, the bloom filter, the slice table's tail and the columns
-/// head (and checks the other footers); slice table entries are read around the slices a search
-/// decompresses, each journal dictionary on its first use; the lexicon is loaded on the first query and each column block
-/// when one of its events is first read, so a search that the bloom filter or the time range
-/// rules out costs a few small reads, and one reading a few events decodes a few blocks.
+/// head (and checks the other footers). Slice table entries are read around the slices a search
+/// decompresses, each journal dictionary on its first use, the lexicon on the first query and
+/// each column block when one of its events is first read, so a search that the bloom filter
+/// or the time range rules out costs a few small reads, and one reading a few events decodes a
+/// few blocks.
 pub struct WarmBucket {
     path: PathBuf,
     meta: BucketMeta,

@@ -133,7 +133,7 @@ impl ColumnsFile {
     }
 
     /// Bytes of the recently decompressed block bodies and recently read whole blocks held
-    /// (at most ~3 MiB), for memory accounting.
+    /// (at most ~6 MiB), for memory accounting.
     pub fn recent_bytes(&self) -> u64 {
         let bodies: u64 = {
             let recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
