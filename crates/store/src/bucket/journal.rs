@@ -42,6 +42,20 @@ pub fn encode_slices(slices: &[SliceEntry], out: &mut Vec<u8>) {
     }
 }
 
+impl SliceEntry {
+    /// Decodes one [`SLICE_ENTRY_LEN`]-byte entry as [`encode_slices`] writes it.
+    pub fn decode(b: &[u8; SLICE_ENTRY_LEN]) -> SliceEntry {
+        let u32_at = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().expect("4"));
+        let u64_at = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8"));
+        SliceEntry {
+            offset: u64_at(0),
+            clen: u32_at(8),
+            ulen: u32_at(12),
+            hash: u64_at(16),
+        }
+    }
+}
+
 /// Decodes a slice table and checks it against the journal body length (bytes).
 pub fn decode_slices(
     path: &Path,
@@ -56,13 +70,8 @@ pub fn decode_slices(
     }
     let mut out = Vec::with_capacity(n as usize);
     let mut expect = 0u64;
-    for _ in 0..n {
-        let e = SliceEntry {
-            offset: r.u64().map_err(bad)?,
-            clen: r.u32().map_err(bad)?,
-            ulen: r.u32().map_err(bad)?,
-            hash: r.u64().map_err(bad)?,
-        };
+    for b in body[8..].chunks_exact(SLICE_ENTRY_LEN) {
+        let e = SliceEntry::decode(b.try_into().expect("an entry"));
         if e.offset != expect {
             return Err(bad("slices are not contiguous"));
         }

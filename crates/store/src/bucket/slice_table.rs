@@ -18,7 +18,9 @@ use std::sync::OnceLock;
 
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::bucket::journal::{decode_slices, encode_slices, parse_slices_file, Dicts, SliceEntry};
+use crate::bucket::journal::{
+    decode_slices, encode_slices, parse_slices_file, Dicts, SliceEntry, SLICE_ENTRY_LEN,
+};
 use crate::consts::magic;
 use crate::dctx::Dict;
 use crate::error::{IoContext, StoreError};
@@ -137,6 +139,17 @@ fn layout(path: &Path, body_len: u64, read_at: &ReadAt<'_>) -> Result<Option<Lay
     }))
 }
 
+/// `bytes` of a dictionary when they match the xxh3 the table records for it.
+fn checked_dict<'a>(path: &Path, bytes: &'a [u8], hash: u64) -> Result<&'a [u8], StoreError> {
+    if xxh3_64(bytes) != hash {
+        return Err(StoreError::corrupt(
+            path,
+            "a journal dictionary fails its checksum",
+        ));
+    }
+    Ok(bytes)
+}
+
 fn u64_le(b: &[u8]) -> u64 {
     u64::from_le_bytes(b[..8].try_into().expect("8 bytes"))
 }
@@ -160,11 +173,7 @@ pub fn parse_table(path: &Path, body: &[u8], journal_len: u64) -> Result<Journal
     let slices = decode_slices(path, &body[..table_len], journal_len)?;
     let mut dicts = Vec::with_capacity(l.dicts.len());
     for &(at, len, hash) in &l.dicts {
-        let d = &body[at as usize..at as usize + len];
-        if xxh3_64(d) != hash {
-            return Err(bad("a journal dictionary fails its checksum"));
-        }
-        dicts.push(d.to_vec());
+        dicts.push(checked_dict(path, &body[at as usize..at as usize + len], hash)?.to_vec());
     }
     let of_slice = match l.dict_nos_at {
         Some(at) => {
@@ -266,10 +275,10 @@ impl SliceTable {
 
     /// Bytes of the journal's dictionaries (0: slices are compressed without one).
     pub fn dict_bytes(&self) -> usize {
-        match (&self.layout, self.all.get()) {
-            (Some(l), _) => l.dicts.iter().map(|d| d.1).sum(),
-            (None, Some(Ok(t))) => t.dicts.bytes(),
-            (None, _) => 0,
+        match &self.layout {
+            Some(l) => l.dicts.iter().map(|d| d.1).sum(),
+            // Earlier layouts: the whole table was read at open.
+            None => self.all().map_or(0, |t| t.dicts.bytes()),
         }
     }
 
@@ -296,13 +305,11 @@ impl SliceTable {
     pub fn entry(&self, n: u32, chunk: &mut EntryChunk) -> Result<(SliceEntry, usize), StoreError> {
         let n = n as usize;
         let missing = || StoreError::corrupt(&self.path, format!("no slice {n}"));
-        if let (None, Some(r)) = (&self.layout, self.all.get()) {
-            let t = r.as_ref().map_err(StoreError::duplicate)?;
+        let Some(l) = &self.layout else {
+            // Earlier layouts: the whole table was read at open.
+            let t = self.all()?;
             let e = t.slices.get(n).ok_or_else(missing)?;
             return Ok((*e, t.dicts.index(n)));
-        }
-        let Some(l) = &self.layout else {
-            return Err(missing());
         };
         if n >= self.count {
             return Err(missing());
@@ -329,18 +336,13 @@ impl SliceTable {
         let k = CHUNK.min(self.count - first);
         chunk.entries.clear();
         chunk.dict_nos.clear();
-        chunk.buf.resize(24 * k, 0);
+        chunk.buf.resize(SLICE_ENTRY_LEN * k, 0);
         self.file
-            .read_exact_at(&mut chunk.buf, 8 + 24 * first as u64)
+            .read_exact_at(&mut chunk.buf, 8 + (SLICE_ENTRY_LEN * first) as u64)
             .at(&self.path)?;
         let mut prev_end = None;
-        for b in chunk.buf.chunks_exact(24) {
-            let e = SliceEntry {
-                offset: u64_le(&b[..8]),
-                clen: u32::from_le_bytes(b[8..12].try_into().expect("4")),
-                ulen: u32::from_le_bytes(b[12..16].try_into().expect("4")),
-                hash: u64_le(&b[16..]),
-            };
+        for b in chunk.buf.chunks_exact(SLICE_ENTRY_LEN) {
+            let e = SliceEntry::decode(b.try_into().expect("an entry"));
             let end = e.offset.checked_add(e.clen as u64);
             if end.is_none_or(|end| end > self.journal_len)
                 || prev_end.is_some_and(|p| p != e.offset)
@@ -378,23 +380,19 @@ impl SliceTable {
             .digested
             .get(i)
             .ok_or_else(|| bad("a slice names a missing dictionary"))?;
-        let d = cell.get_or_init(|| {
-            let bytes = match &self.layout {
-                Some(l) => {
-                    let (at, len, hash) = l.dicts[i];
-                    let mut b = vec![0u8; len];
-                    self.file.read_exact_at(&mut b, at).at(&self.path)?;
-                    if xxh3_64(&b) != hash {
-                        return Err(bad("a journal dictionary fails its checksum"));
-                    }
-                    b
-                }
-                None => self.all()?.dicts.dicts[i].clone(),
-            };
-            match Dict::new(&bytes) {
-                None if !bytes.is_empty() => Err(bad("the journal dictionary could not be loaded")),
-                d => Ok(d),
+        let digest = |bytes: &[u8]| match Dict::new(bytes) {
+            None if !bytes.is_empty() => Err(bad("the journal dictionary could not be loaded")),
+            d => Ok(d),
+        };
+        let d = cell.get_or_init(|| match &self.layout {
+            Some(l) => {
+                let (at, len, hash) = l.dicts[i];
+                let mut b = vec![0u8; len];
+                self.file.read_exact_at(&mut b, at).at(&self.path)?;
+                digest(checked_dict(&self.path, &b, hash)?)
             }
+            // Earlier layouts: the whole table was read (and verified) at open.
+            None => digest(&self.all()?.dicts.dicts[i]),
         });
         match d {
             Ok(d) => Ok(d.as_ref()),

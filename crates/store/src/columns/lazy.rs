@@ -143,17 +143,18 @@ impl ColumnsFile {
         bodies + blocks.iter().map(|r| r.1.heap_bytes()).sum::<u64>()
     }
 
-    /// Block `b` decoded whole, from the recently read ones or decoded now (and kept there).
-    fn recent_block(&self, b: usize) -> Result<Arc<Columns>, StoreError> {
-        {
-            let mut recent = self.recent_blocks.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(at) = recent.iter().position(|(held, _)| *held == b) {
-                let hit = recent.remove(at).expect("found");
-                let cols = hit.1.clone();
-                recent.push_back(hit);
-                return Ok(cols);
-            }
-        }
+    /// Block `b` if it is among the recently read whole blocks (marked most recent).
+    fn recent_block(&self, b: usize) -> Option<Arc<Columns>> {
+        let mut recent = self.recent_blocks.lock().unwrap_or_else(|p| p.into_inner());
+        let at = recent.iter().position(|(held, _)| *held == b)?;
+        let hit = recent.remove(at).expect("found");
+        let cols = hit.1.clone();
+        recent.push_back(hit);
+        Some(cols)
+    }
+
+    /// Decodes block `b` whole and keeps it among the recently read ones.
+    fn decode_recent(&self, b: usize) -> Result<Arc<Columns>, StoreError> {
         let mut cols = Columns::new();
         self.decode_block(b, &mut cols)?;
         let cols = Arc::new(cols);
@@ -163,12 +164,6 @@ impl ColumnsFile {
             recent.pop_front();
         }
         Ok(cols)
-    }
-
-    /// Whether block `b` is among the recently read whole blocks.
-    fn is_recent_block(&self, b: usize) -> bool {
-        let recent = self.recent_blocks.lock().unwrap_or_else(|p| p.into_inner());
-        recent.iter().any(|(held, _)| *held == b)
     }
 
     /// Blocks' worth of decoded columns the reader keeps: each whole block and each block's
@@ -452,6 +447,8 @@ impl ColumnsFile {
         if let Some(t) = light.times.get() {
             return t.as_ref().map(Vec::as_slice).map_err(StoreError::duplicate);
         }
+        // Many events of the block are asked: later per-event lookups of its ids decode the
+        // id columns once rather than walking the block for a first one.
         if let Some(t) = self.touched.get(b) {
             t.store(MANY, Ordering::Relaxed);
         }
@@ -522,12 +519,16 @@ impl EventColumns for ColumnsFile {
                 let second = matches!(was, Some((held, Some(_))) if held == b);
                 scratch.held = None;
                 scratch.whole = None;
-                if !second && !self.is_recent_block(b) {
-                    self.decode_event(b, i, &mut scratch.cols)?;
-                    scratch.held = Some((b, Some(i)));
-                    return Ok((&scratch.cols, 0));
-                }
-                scratch.whole = Some(self.recent_block(b)?);
+                let whole = match self.recent_block(b) {
+                    Some(cols) => cols,
+                    None if second => self.decode_recent(b)?,
+                    None => {
+                        self.decode_event(b, i, &mut scratch.cols)?;
+                        scratch.held = Some((b, Some(i)));
+                        return Ok((&scratch.cols, 0));
+                    }
+                };
+                scratch.whole = Some(whole);
                 scratch.held = Some((b, None));
             }
         }
