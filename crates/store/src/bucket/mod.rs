@@ -231,14 +231,16 @@ pub(crate) fn read_events_with<S: SliceSource>(
     let mut fields = Vec::new();
     let count = cols.event_count();
     let [hosts, sources, sourcetypes] = cols.dicts();
-    for id in ids {
+    let mut ids = ids.peekable();
+    while let Some(id) = ids.next() {
         if id as usize >= count {
             return Err(StoreError::Limit(format!(
                 "event number {id} beyond the {count} events of {}",
                 path.display()
             )));
         }
-        let (cols, i) = cols.locate_streaming(id as usize, &mut block)?;
+        let next = ids.peek().map(|&m| m as usize);
+        let (cols, i) = cols.locate_streaming(id as usize, next, &mut block)?;
         let data = src.slice(cols.slice[i], &mut scratch)?;
         let (o, l) = (cols.offset[i] as usize, cols.raw_len[i] as usize);
         let raw = data

@@ -504,6 +504,7 @@ impl EventColumns for ColumnsFile {
     fn locate_streaming<'a>(
         &'a self,
         n: usize,
+        next: Option<usize>,
         scratch: &'a mut StreamScratch,
     ) -> Result<(&'a Columns, usize), StoreError> {
         if let Some(found) = self.decoded_whole(n as u32)? {
@@ -516,7 +517,8 @@ impl EventColumns for ColumnsFile {
             // A second event of the block (the whole block is cheaper from here on), or a block
             // read whole lately.
             was => {
-                let second = matches!(was, Some((held, Some(_))) if held == b);
+                let second = matches!(was, Some((held, Some(_))) if held == b)
+                    || next.is_some_and(|m| self.block_of(m as u32).0 == b);
                 scratch.held = None;
                 scratch.whole = None;
                 let whole = match self.recent_block(b) {

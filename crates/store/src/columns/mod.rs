@@ -156,13 +156,15 @@ pub trait EventColumns {
     /// reader that would cache a decoded block may decode it into `scratch` instead (kept for
     /// the next events of the same block), so a scan over a large bucket does not keep every
     /// block it passed; and it may decode only the first event asked of a block, the whole
-    /// block when a second one is.
+    /// block when a second one is. `next` is the event the read asks for after `n`, if any: a
+    /// dense read, whose next event is in the same block, has the whole block decoded at once.
     fn locate_streaming<'a>(
         &'a self,
         n: usize,
+        next: Option<usize>,
         scratch: &'a mut StreamScratch,
     ) -> Result<(&'a Columns, usize), StoreError> {
-        let _ = scratch;
+        let _ = (next, scratch);
         self.locate(n)
     }
     /// Host, source and sourcetype dictionaries (names by id).
