@@ -86,14 +86,21 @@ pub mod magic {
 /// 10 GB super-sparse `head 100` ~1.5 ms faster, for 0.5–0.6 points more stored
 /// (PERFORMANCE.md, session 7).
 pub const SLICE_TARGET_BYTES: usize = 16 * 1024;
-/// Largest zstd dictionary trained for a bucket's journal, bytes. On (then) 128 KiB slices of the
-/// generated corpus (trained on 2 MiB), 64 KiB compressed slightly better than 110 KiB (zstd's
-/// default) and 0.7 % better than 32 KiB: 6.9 % smaller than without a dictionary.
-pub const JOURNAL_DICT_BYTES: usize = 64 * 1024;
-/// Uncompressed journal bytes held back to train the dictionary on (the first slices);
-/// a bucket with less than half of this is written without a dictionary, where one would cost
-/// more than it saves. Training (on half of these bytes) costs ~0.3 G instructions per bucket.
-pub const JOURNAL_DICT_TRAIN_BYTES: usize = 2 * 1024 * 1024;
+/// Largest zstd dictionary trained for a bucket's journal, bytes. On 128 KiB slices, 64 KiB
+/// compressed slightly better than 110 KiB (zstd's default). On 16 KiB slices, where the
+/// dictionary carries more of each frame's context, 128 KiB does at [`JOURNAL_LEVEL`] 4: the
+/// journal came out 8–15 % smaller than with 64 KiB at level 3 (at level 3 it made no
+/// difference), on three 140 MB stretches of the 10 GB corpus.
+pub const JOURNAL_DICT_BYTES: usize = 128 * 1024;
+/// Uncompressed journal bytes held back to train the dictionary on (the first slices).
+/// With 16 KiB slices the dictionary carries much of each frame's context, and the first 2 MiB
+/// of a bucket trained one too narrow: on two 140 MB stretches of the 10 GB corpus, training on
+/// 8 MiB made the journal 9 % and 2 % smaller than training on 2 MiB (16 MiB: no better), for
+/// ~0.1 s more training per bucket (~2 % of its ingest CPU) and 6 MiB more held back raw.
+pub const JOURNAL_DICT_TRAIN_BYTES: usize = 8 * 1024 * 1024;
+/// A bucket whose journal holds less than this is written without a dictionary, where one
+/// would cost more than it saves.
+pub const JOURNAL_DICT_MIN_BYTES: usize = 1024 * 1024;
 /// Size of the samples the training cuts the held-back slices into, bytes (zstd's trainer
 /// wants many small samples, about the size of what one frame will see repeated).
 pub const JOURNAL_DICT_SAMPLE: usize = 4096;
@@ -103,6 +110,12 @@ pub const JOURNAL_DICT_SAMPLE: usize = 4096;
 /// slower external-dictionary match finders at every level) and wrote a 0.5–4.7 % larger
 /// journal, level 2 a ~2.6 % larger one (session 6).
 pub const ZSTD_LEVEL: i32 = 3;
+/// zstd level of journal slices compressed with the bucket's dictionary. On 16 KiB slices with
+/// a 128 KiB dictionary, level 4 wrote a journal 8–15 % smaller than level 3 on three 140 MB
+/// stretches of the 10 GB corpus (level 6: 15–20 %), compressing at ~250 MB/s instead of ~400
+/// (level 6: ~140) and decompressing as fast. Level 4 keeps slice compression under ~10 % of
+/// ingest CPU.
+pub const JOURNAL_LEVEL: i32 = 4;
 /// Bloom filter bits per distinct term: 10 bits and 7 hashes give about 1 % false positives.
 pub const BLOOM_BITS_PER_TERM: u64 = 10;
 /// Number of bloom hash probes (optimal for 10 bits per term is ln 2 · 10 ≈ 7).

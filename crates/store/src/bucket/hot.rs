@@ -59,7 +59,7 @@ pub(crate) struct HotDict {
 
 /// Completed slices, shared between the growing index and its snapshots.
 ///
-/// The first slices, up to [`JOURNAL_DICT_TRAIN_BYTES`] (~2 MiB, the bucket's only
+/// The first slices, up to [`JOURNAL_DICT_TRAIN_BYTES`] (~8 MiB, the bucket's only
 /// uncompressed slices besides the one being filled), are held back raw; once they are there
 /// the journal dictionary is trained on them and they and every later slice are kept as their
 /// journal frames (see `bucket::journal`). A bucket that rolls before that still has them raw,
@@ -780,7 +780,7 @@ mod tests {
             let dict = b.journal_dict_len();
             assert_eq!(
                 dict > 0,
-                ix.builder.meta.raw_bytes as usize >= JOURNAL_DICT_TRAIN_BYTES / 2
+                ix.builder.meta.raw_bytes as usize >= crate::consts::JOURNAL_DICT_MIN_BYTES
             );
             let mut raws = Vec::new();
             b.read_events(&mut (0..events as u32), &mut |v| {

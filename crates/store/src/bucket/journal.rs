@@ -10,7 +10,8 @@ use xxhash_rust::xxh3::xxh3_64;
 use crate::bucket::build::SliceSink;
 use crate::codec::Reader;
 use crate::consts::{
-    JOURNAL_DICT_BYTES, JOURNAL_DICT_SAMPLE, JOURNAL_DICT_TRAIN_BYTES, ZSTD_LEVEL,
+    JOURNAL_DICT_BYTES, JOURNAL_DICT_MIN_BYTES, JOURNAL_DICT_SAMPLE, JOURNAL_DICT_TRAIN_BYTES,
+    JOURNAL_LEVEL, ZSTD_LEVEL,
 };
 use crate::error::{IoContext, StoreError};
 use crate::footer::FooterWriter;
@@ -228,32 +229,32 @@ pub fn parse_slices_file(
 /// Trains a zstd dictionary of at most [`JOURNAL_DICT_BYTES`] on every other
 /// [`JOURNAL_DICT_SAMPLE`]-byte piece of `slices` (half the bytes train as well as all of them
 /// on the generated corpus, at half the CPU). Empty (no dictionary) when the slices hold less
-/// than half of [`JOURNAL_DICT_TRAIN_BYTES`], where one would cost more than it saves, or when
-/// training fails (too uniform data); the slices are then compressed without one.
+/// than [`JOURNAL_DICT_MIN_BYTES`], where one would cost more than it saves, or when training
+/// fails (too uniform data); the slices are then compressed without one.
 pub(crate) fn train_dictionary<S: AsRef<[u8]>>(slices: &[S]) -> Vec<u8> {
     let total: usize = slices.iter().map(|s| s.as_ref().len()).sum();
-    if total < JOURNAL_DICT_TRAIN_BYTES / 2 {
+    if total < JOURNAL_DICT_MIN_BYTES {
         return Vec::new();
     }
-    let mut all = Vec::with_capacity(total);
-    for s in slices {
-        all.extend_from_slice(s.as_ref());
-    }
-    let mut data = Vec::with_capacity(all.len() / 2 + JOURNAL_DICT_SAMPLE);
+    let mut data = Vec::with_capacity(total / 2 + JOURNAL_DICT_SAMPLE);
     let mut sizes = Vec::new();
-    for piece in all.chunks(JOURNAL_DICT_SAMPLE).step_by(2) {
+    let pieces = slices
+        .iter()
+        .flat_map(|s| s.as_ref().chunks(JOURNAL_DICT_SAMPLE));
+    for piece in pieces.step_by(2) {
         data.extend_from_slice(piece);
         sizes.push(piece.len());
     }
     zstd::dict::from_continuous(&data, &sizes, JOURNAL_DICT_BYTES).unwrap_or_default()
 }
 
-/// The compressor of journal slices: level [`ZSTD_LEVEL`], with `dict` unless it is empty.
+/// The compressor of journal slices: with `dict` at [`JOURNAL_LEVEL`], without one (`dict`
+/// empty) at [`ZSTD_LEVEL`].
 pub(crate) fn slice_compressor(dict: &[u8]) -> std::io::Result<zstd::bulk::Compressor<'static>> {
     if dict.is_empty() {
         zstd::bulk::Compressor::new(ZSTD_LEVEL)
     } else {
-        zstd::bulk::Compressor::with_dictionary(ZSTD_LEVEL, dict)
+        zstd::bulk::Compressor::with_dictionary(JOURNAL_LEVEL, dict)
     }
 }
 
