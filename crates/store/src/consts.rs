@@ -122,6 +122,12 @@ pub const POSTINGS_BLOCK_BYTES: usize = 32 * 1024;
 /// (~700 terms) decode in ~15 µs, and zstd over front-coded sorted terms is within a few percent
 /// of its whole-file ratio at this size.
 pub const LEXICON_BLOCK_BYTES: usize = 16 * 1024;
+/// Bit set in the block count of a lexicon's index when its blocks may hold *shared entries*:
+/// a stored value `0` followed by the absolute pointer value of an earlier postings entry
+/// (docs/format/lexicon.md). Every lexicon written now sets it. A binary from before reads the
+/// flagged count as more blocks than the index can hold (`count * 24` overflows) and refuses
+/// the file ("block count out of range") instead of misreading the escape as a pointer delta.
+pub const SHARED_ENTRIES_FLAG: u64 = 1 << 62;
 /// Postings lists shorter than this are never stored as roaring bitmaps: roaring's fixed
 /// overhead (cookie, container headers) exceeds the delta or run encodings there.
 pub const ROARING_MIN_LEN: usize = 64;
