@@ -126,6 +126,8 @@ pub(crate) struct TermsWriter {
     post_path: PathBuf,
     blocks: JournalSink,
     block_no: u32,
+    /// The entry being added, encoded before it is placed.
+    entry: Vec<u8>,
     scratch: Vec<u8>,
     terms: u64,
 }
@@ -142,6 +144,7 @@ impl TermsWriter {
             blocks: JournalSink::create(&post_path, magic::POSTINGS)?,
             post_path,
             block_no: 0,
+            entry: Vec::new(),
             scratch: Vec::new(),
             terms: 0,
         })
@@ -155,14 +158,18 @@ impl TermsWriter {
             self.post.clear();
             self.block_no += 1;
         }
-        let value = postings::encode_in_block_for(
+        let inline = postings::encode(
             list,
-            self.block_no as u64,
-            &mut self.post,
+            &mut self.entry,
             &mut self.scratch,
             is_metadata_term(term),
         )
         .at(&self.post_path)?;
+        let value = inline.unwrap_or_else(|| {
+            let value = postings::entry_value(self.block_no as u64, self.post.len());
+            self.post.extend_from_slice(&self.entry);
+            value
+        });
         self.lex.insert(term, value)?;
         self.bloom.insert(term);
         self.terms += 1;
