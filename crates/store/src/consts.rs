@@ -135,6 +135,20 @@ pub const POSTINGS_BLOCK_BYTES: usize = 32 * 1024;
 /// (~700 terms) decode in ~15 µs, and zstd over front-coded sorted terms is within a few percent
 /// of its whole-file ratio at this size.
 pub const LEXICON_BLOCK_BYTES: usize = 16 * 1024;
+/// Bit set in the block count of a lexicon's index when its blocks may hold *shared entries*:
+/// a stored value `0` followed by the absolute pointer value of an earlier postings entry
+/// (docs/format/lexicon.md). Every lexicon written now sets it. A binary from before reads the
+/// flagged count as more blocks than the index can hold (`count * 24` overflows) and refuses
+/// the file ("block count out of range") instead of misreading the escape as a pointer delta.
+pub const SHARED_ENTRIES_FLAG: u64 = 1 << 62;
+/// Smallest postings entry, in bytes (kind, length and data), that the terms writer looks for
+/// an earlier identical entry to share. Terms that always occur together (the tokens of one
+/// user-agent string, the JSON keys of one template) have byte-identical entries: on a 3.2M-event
+/// bucket 19 % of the uncompressed postings bytes repeated an earlier entry, and the 1,330
+/// repeated entries of at least 64 bytes carried 18.6 of those 18.7 MB. Smaller entries save
+/// less than the hash, the map slot and the escape (up to 6 bytes more than a pointer delta)
+/// cost them.
+pub const SHARED_ENTRY_MIN_BYTES: usize = 64;
 /// Postings lists shorter than this are never stored as roaring bitmaps: roaring's fixed
 /// overhead (cookie, container headers) exceeds the delta or run encodings there.
 pub const ROARING_MIN_LEN: usize = 64;

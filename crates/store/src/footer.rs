@@ -160,9 +160,15 @@ pub struct FooterWriter {
 }
 
 impl FooterWriter {
-    /// Creates `path`.
+    /// Creates `path` (opened for reading too: see [`FooterWriter::written`]).
     pub fn create(path: &Path, magic: [u8; 4]) -> Result<Self, StoreError> {
-        let f = File::create(path).at(path)?;
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)
+            .at(path)?;
         Ok(FooterWriter {
             path: path.to_path_buf(),
             out: BufWriter::with_capacity(1 << 20, f),
@@ -182,6 +188,13 @@ impl FooterWriter {
         self.hash.update(bytes);
         self.len += bytes.len() as u64;
         self.out.write_all(bytes).at(&self.path)
+    }
+
+    /// The file with every body byte written so far in it (buffered ones flushed), for reading
+    /// back what was written with positioned reads.
+    pub fn written(&mut self) -> Result<&File, StoreError> {
+        self.out.flush().at(&self.path)?;
+        Ok(self.out.get_ref())
     }
 
     /// Appends the footer, flushes and fsyncs.

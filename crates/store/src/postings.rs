@@ -1,14 +1,19 @@
-//! Postings encoding: lexicon values and postings-file entries. See docs/format/postings.md.
+//! Postings encoding: lexicon values and postings-file entries. See docs/format/lexicon.md.
 //!
 //! A lexicon value `v` with the low bit set is an inline posting: the term occurs in exactly one
 //! event, number `v >> 1`, and has no postings entry (most terms of real logs are that rare).
 //! Otherwise `v >> 1` is `block << 15 | offset`: the entry starts at `offset` in the
 //! uncompressed postings block `block`. Blocks are ~32 KiB of entries, each compressed on its
 //! own (zstd); the postings body is the compressed blocks then a block table in the slice-table
-//! format (see journal.md) and its length u64. An entry is `kind u8 | len varint | data[len]`: kind 0 = ascending event numbers as varint deltas (the first from 0), kind
-//! 1 = a roaring bitmap in its portable serialization, kind 2 = runs of consecutive numbers as
+//! format (see journal.md) and its length u64. An entry is `kind u8 | len varint | data[len]`:
+//! kind 0 = ascending event numbers as varint deltas (the first from 0), kind 1 = a roaring
+//! bitmap in its portable serialization, kind 2 = runs of consecutive numbers as
 //! `(gap varint, length − 1 varint)` pairs, the gap counted from the end of the previous run
 //! (from 0 for the first). The writer picks the smallest.
+//!
+//! Terms with identical postings may share one entry (the terms writer, `bucket::write`, writes
+//! an entry of at least [`crate::consts::SHARED_ENTRY_MIN_BYTES`] once): several terms can then
+//! hold the same value, and a term's value may point before the previous term's.
 
 use roaring::RoaringBitmap;
 
@@ -55,6 +60,13 @@ pub fn decode_value(v: u64) -> Value {
     }
 }
 
+/// The lexicon value of the entry at byte `offset` (below [`BLOCK_TARGET_BYTES`]) of
+/// uncompressed postings block `block`.
+pub fn entry_value(block: u64, offset: usize) -> u64 {
+    debug_assert!(offset < BLOCK_TARGET_BYTES);
+    ((block << OFFSET_BITS) | offset as u64) << 1
+}
+
 /// Encodes `list` (ascending, non-empty) for block `block` whose uncompressed bytes so far are
 /// `postings` (must be shorter than [`BLOCK_TARGET_BYTES`]): returns the lexicon value,
 /// appending an entry unless the value is inline. `scratch` is reused between calls.
@@ -64,27 +76,32 @@ pub fn encode_in_block(
     postings: &mut Vec<u8>,
     scratch: &mut Vec<u8>,
 ) -> std::io::Result<u64> {
-    encode_in_block_for(list, block, postings, scratch, false)
-}
-
-/// [`encode_in_block`] for a list that searches read whole and intersect (the field terms
-/// `host::…`, `source::…`, `sourcetype::…` the count pushdown tallies): with `read_whole`, the
-/// roaring layout, which decodes without per-number work, is kept while it is at most a
-/// quarter larger than the smallest layout.
-pub fn encode_in_block_for(
-    list: &[u32],
-    block: u64,
-    postings: &mut Vec<u8>,
-    scratch: &mut Vec<u8>,
-    read_whole: bool,
-) -> std::io::Result<u64> {
-    debug_assert!(postings.len() < BLOCK_TARGET_BYTES);
-    let value = ((block << OFFSET_BITS) | postings.len() as u64) << 1;
     if let [one] = list {
         return Ok(((*one as u64) << 1) | 1);
     }
-    encode_entry(list, postings, scratch, read_whole)?;
+    let value = entry_value(block, postings.len());
+    encode_entry(list, postings, scratch, false)?;
     Ok(value)
+}
+
+/// Encodes `list` (ascending, non-empty) on its own, for a writer that decides where the entry
+/// goes: its inline lexicon value when it holds a single number, else `None` and the whole
+/// entry (`kind | len | data`) in `entry` (cleared first). With `read_whole` (a list searches
+/// read whole and intersect: the field terms `host::…`, `source::…`, `sourcetype::…` the count
+/// pushdown tallies), the roaring layout, which decodes without per-number work, is kept while
+/// it is at most a quarter larger than the smallest layout. `scratch` is reused between calls.
+pub fn encode(
+    list: &[u32],
+    entry: &mut Vec<u8>,
+    scratch: &mut Vec<u8>,
+    read_whole: bool,
+) -> std::io::Result<Option<u64>> {
+    entry.clear();
+    if let [one] = list {
+        return Ok(Some(((*one as u64) << 1) | 1));
+    }
+    encode_entry(list, entry, scratch, read_whole)?;
+    Ok(None)
 }
 
 /// Appends the entry of `list` (at least two numbers) to `postings`.

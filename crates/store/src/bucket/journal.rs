@@ -359,6 +359,25 @@ impl JournalSink {
     }
 }
 
+impl JournalSink {
+    /// Reads slice `n` (already put) back into `out`, decompressed and checked as a reader
+    /// would (`comp` holds the compressed bytes). For a sink compressing without a dictionary
+    /// (postings, lexicon).
+    pub fn read_back(
+        &mut self,
+        n: usize,
+        comp: &mut Vec<u8>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), StoreError> {
+        debug_assert!(self.pending.is_none() && self.dict.is_empty());
+        let e = *self.slices.get(n).ok_or_else(|| {
+            StoreError::corrupt(&self.path, format!("no block {n} written to read back"))
+        })?;
+        let file = self.out.written()?;
+        read_slice(&self.path, file, &e, comp, None, out)
+    }
+}
+
 impl SliceSink for JournalSink {
     fn put(&mut self, _n: u32, raw: &[u8]) -> Result<(), StoreError> {
         if let Some(p) = &mut self.pending {

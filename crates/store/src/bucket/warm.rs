@@ -159,7 +159,7 @@ impl WarmBucket {
     }
 
     /// Reads the postings a lexicon value points at, validating them against the event count.
-    /// `scratch` keeps the last decompressed block (consecutive terms share blocks).
+    /// `scratch` keeps the last two decompressed blocks (see [`BlockScratch`]).
     pub fn postings_at(
         &self,
         value: u64,
@@ -169,25 +169,8 @@ impl WarmBucket {
         let bm = match postings::decode_value(value) {
             postings::Value::Inline(n) => RoaringBitmap::from_iter([n]),
             postings::Value::Entry { block, offset } => {
-                if scratch.loaded != Some(block) {
-                    scratch.loaded = None;
-                    let e = usize::try_from(block)
-                        .ok()
-                        .and_then(|b| self.blocks.get(b))
-                        .ok_or_else(|| {
-                            StoreError::corrupt(&p, format!("no postings block {block}"))
-                        })?;
-                    read_slice(
-                        &p,
-                        &self.postings,
-                        e,
-                        &mut scratch.comp,
-                        None,
-                        &mut scratch.out,
-                    )?;
-                    scratch.loaded = Some(block);
-                }
-                postings::decode_entry(&scratch.out, offset).map_err(|r| {
+                let out = self.postings_block(block, scratch, &p)?;
+                postings::decode_entry(out, offset).map_err(|r| {
                     StoreError::corrupt(&p, format!("postings block {block} offset {offset}: {r}"))
                 })?
             }
@@ -197,15 +180,46 @@ impl WarmBucket {
         }
         Ok(bm)
     }
+
+    /// Postings block `block`, decompressed, from `scratch` or read into it (replacing the
+    /// block used less recently).
+    fn postings_block<'s>(
+        &self,
+        block: u64,
+        scratch: &'s mut BlockScratch,
+        p: &Path,
+    ) -> Result<&'s [u8], StoreError> {
+        let i = match scratch.slots.iter().position(|s| s.0 == Some(block)) {
+            Some(i) => i,
+            None => {
+                let i = 1 - scratch.recent;
+                let slot = &mut scratch.slots[i];
+                slot.0 = None;
+                let e = usize::try_from(block)
+                    .ok()
+                    .and_then(|b| self.blocks.get(b))
+                    .ok_or_else(|| StoreError::corrupt(p, format!("no postings block {block}")))?;
+                read_slice(p, &self.postings, e, &mut scratch.comp, None, &mut slot.1)?;
+                slot.0 = Some(block);
+                i
+            }
+        };
+        scratch.recent = i;
+        Ok(&scratch.slots[i].1)
+    }
 }
 
-/// Decompression state for postings reads: the last block read.
+/// Decompression state for postings reads: the last two blocks read. A walk in term order
+/// (a prefix query, a merge, fsck) reads the postings blocks one after the other, but a term
+/// sharing an earlier term's entry points back to an earlier block; keeping two, the walk's
+/// block is still there when it returns.
 #[derive(Default)]
 pub struct BlockScratch {
     comp: Vec<u8>,
-    out: Vec<u8>,
-    /// Block currently in `out`.
-    loaded: Option<u64>,
+    /// Two decompressed blocks, each with its number (`None`: empty or being read).
+    slots: [(Option<u64>, Vec<u8>); 2],
+    /// The slot used last.
+    recent: usize,
 }
 
 /// Reads the block table at the end of the postings body (`table | table_len u64`).

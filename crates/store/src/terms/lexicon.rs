@@ -12,7 +12,15 @@
 //! as is when its low bit is 1 (an inline posting) and otherwise as `v − p`, where `p` is the
 //! previous pointer value in the block (0 at its start): both are even, so the low bit still
 //! tells the two apart, and ascending pointers cost the size of the entry before them.
-
+//!
+//! Shared entries: terms that always occur together have identical postings, and the terms
+//! writer stores such an entry once, giving the later terms the earlier entry's pointer. That
+//! pointer does not ascend, so it is stored as an escape: `0 varint | value varint`, the
+//! absolute (even) value, leaving `p` as it was. A lexicon that may hold escapes says so with
+//! [`SHARED_ENTRIES_FLAG`] in its index's block count (every lexicon written now); without the
+//! flag (older files) a stored 0 is a delta like any other. In the flagged layout a fresh
+//! pointer equal to `p` (only value 0, postings block 0 offset 0, at a block's start) is
+//! written as the escape too, since its delta would be 0.
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -21,7 +29,7 @@ use xxhash_rust::xxh3::xxh3_64;
 use crate::bucket::build::SliceSink;
 use crate::bucket::journal::{decode_slices, encode_slices, read_slice, JournalSink, SliceEntry};
 use crate::codec::{put_varint, Reader};
-use crate::consts::{magic, LEXICON_BLOCK_BYTES};
+use crate::consts::{magic, LEXICON_BLOCK_BYTES, SHARED_ENTRIES_FLAG};
 use crate::error::{IoContext, StoreError};
 use crate::footer::open_checked;
 
@@ -31,28 +39,85 @@ pub(crate) struct LexiconWriter {
     block: Vec<u8>,
     /// Previous term of the current block.
     prev: Vec<u8>,
-    /// Previous pointer value of the current block.
+    /// Previous fresh pointer value of the current block (shared ones leave it).
     prev_ptr: u64,
+    /// Largest fresh pointer value so far, of any block: a shared value must not exceed it.
+    max_ptr: Option<u64>,
+    /// Whether the file is in the shared-entries layout ([`SHARED_ENTRIES_FLAG`]); only tests
+    /// write the older one.
+    shared_layout: bool,
     /// First term of every block, `(len varint | bytes)*`.
     firsts: Vec<u8>,
     path: PathBuf,
 }
 
 impl LexiconWriter {
-    /// Creates the file at `path`.
+    /// Creates the file at `path`, in the shared-entries layout.
     pub fn create(path: &Path) -> Result<Self, StoreError> {
         Ok(LexiconWriter {
             sink: JournalSink::create(path, magic::LEXICON)?,
             block: Vec::with_capacity(LEXICON_BLOCK_BYTES + 1024),
             prev: Vec::new(),
             prev_ptr: 0,
+            max_ptr: None,
+            shared_layout: true,
             firsts: Vec::new(),
             path: path.to_path_buf(),
         })
     }
 
-    /// Adds `term` (greater than every earlier one) with its lexicon value.
+    /// Creates the file at `path` in the layout before shared entries (no flag, no escape), as
+    /// older binaries wrote it.
+    #[cfg(test)]
+    pub fn create_unshared(path: &Path) -> Result<Self, StoreError> {
+        let mut w = Self::create(path)?;
+        w.shared_layout = false;
+        Ok(w)
+    }
+
+    /// Adds `term` (greater than every earlier one) with its lexicon value: an inline posting
+    /// (low bit 1) or a pointer to a postings entry written for this term (ascending with the
+    /// terms). A pointer to an earlier term's entry goes through [`LexiconWriter::insert_shared`].
     pub fn insert(&mut self, term: &[u8], value: u64) -> Result<(), StoreError> {
+        self.put_term(term)?;
+        if value & 1 == 1 {
+            put_varint(&mut self.block, value);
+            return Ok(());
+        }
+        let d = value
+            .checked_sub(self.prev_ptr)
+            .ok_or_else(|| StoreError::corrupt(&self.path, "postings pointers not ascending"))?;
+        if d == 0 && self.shared_layout {
+            // A 0 delta is the escape in this layout.
+            put_varint(&mut self.block, 0);
+            put_varint(&mut self.block, value);
+        } else {
+            put_varint(&mut self.block, d);
+        }
+        self.prev_ptr = value;
+        self.max_ptr = self.max_ptr.max(Some(value));
+        Ok(())
+    }
+
+    /// Adds `term` (greater than every earlier one) with `value`, the pointer already given to
+    /// an earlier term whose postings entry is byte-identical to this term's: stored as the
+    /// escape `0 | value`, it leaves the pointer deltas of the block as they were.
+    pub fn insert_shared(&mut self, term: &[u8], value: u64) -> Result<(), StoreError> {
+        if !self.shared_layout || value & 1 == 1 || self.max_ptr.is_none_or(|m| value > m) {
+            return Err(StoreError::corrupt(
+                &self.path,
+                format!("shared value {value} is not an earlier postings pointer"),
+            ));
+        }
+        self.put_term(term)?;
+        put_varint(&mut self.block, 0);
+        put_varint(&mut self.block, value);
+        Ok(())
+    }
+
+    /// Appends the front-coded `term` to the block (closing the block first when it is full);
+    /// its value follows.
+    fn put_term(&mut self, term: &[u8]) -> Result<(), StoreError> {
         if !self.block.is_empty() && term <= self.prev.as_slice() {
             return Err(StoreError::corrupt(
                 &self.path,
@@ -76,15 +141,6 @@ impl LexiconWriter {
         put_varint(&mut self.block, shared as u64);
         put_varint(&mut self.block, (term.len() - shared) as u64);
         self.block.extend_from_slice(&term[shared..]);
-        if value & 1 == 1 {
-            put_varint(&mut self.block, value);
-        } else {
-            let d = value.checked_sub(self.prev_ptr).ok_or_else(|| {
-                StoreError::corrupt(&self.path, "postings pointers not ascending")
-            })?;
-            put_varint(&mut self.block, d);
-            self.prev_ptr = value;
-        }
         self.prev.clear();
         self.prev.extend_from_slice(term);
         Ok(())
@@ -105,6 +161,10 @@ impl LexiconWriter {
         }
         let mut index = Vec::new();
         encode_slices(&self.sink.slices, &mut index);
+        if self.shared_layout {
+            let count = self.sink.slices.len() as u64 | SHARED_ENTRIES_FLAG;
+            index[..8].copy_from_slice(&count.to_le_bytes());
+        }
         index.extend_from_slice(&self.firsts);
         let hash = xxh3_64(&index);
         index.extend_from_slice(&hash.to_le_bytes());
@@ -125,6 +185,8 @@ pub struct Lexicon {
     /// First term of every block, concatenated; block `i` is `firsts[ends[i-1]..ends[i]]`.
     firsts: Vec<u8>,
     ends: Vec<usize>,
+    /// Whether a stored value 0 is the shared-entry escape ([`SHARED_ENTRIES_FLAG`] was set).
+    shared_layout: bool,
 }
 
 /// Decompression state for lexicon reads: the last block read.
@@ -176,7 +238,11 @@ impl Lexicon {
             return Err(bad("lexicon index fails its checksum"));
         }
         let mut r = Reader::new(&index);
-        let n = r.u64().map_err(bad)?;
+        let count = r.u64().map_err(bad)?;
+        let shared_layout = count & SHARED_ENTRIES_FLAG != 0;
+        let n = count & !SHARED_ENTRIES_FLAG;
+        // The table as `decode_slices` reads it: the plain count.
+        index[..8].copy_from_slice(&n.to_le_bytes());
         let table_len = n
             .checked_mul(crate::bucket::journal::SLICE_ENTRY_LEN as u64)
             .and_then(|l| l.checked_add(8))
@@ -206,6 +272,7 @@ impl Lexicon {
             blocks,
             firsts,
             ends,
+            shared_layout,
         })
     }
 
@@ -350,6 +417,12 @@ impl Lexicon {
             let v = r.varint().map_err(bad)?;
             let value = if v & 1 == 1 {
                 v
+            } else if v == 0 && self.shared_layout {
+                let shared = r.varint().map_err(bad)?;
+                if shared & 1 == 1 {
+                    return Err(bad("shared entry escape holds an inline value"));
+                }
+                shared
             } else {
                 ptr = ptr.checked_add(v).ok_or_else(|| bad("pointer overflow"))?;
                 ptr
@@ -368,14 +441,30 @@ mod tests {
     use proptest::prelude::*;
     use std::collections::BTreeMap;
 
-    fn build(dir: &Path, map: &BTreeMap<Vec<u8>, u64>) -> PathBuf {
+    /// Values as the terms writer hands them over: `(value, shared)`, where a shared value is
+    /// an earlier pointer given again ([`LexiconWriter::insert_shared`]).
+    type Puts = BTreeMap<Vec<u8>, (u64, bool)>;
+
+    fn build(dir: &Path, puts: &Puts) -> PathBuf {
         let p = dir.join("lexicon.dat");
-        let mut w = LexiconWriter::create(&p).unwrap();
-        for (t, v) in map {
-            w.insert(t, *v).unwrap();
+        fill(LexiconWriter::create(&p).unwrap(), puts);
+        p
+    }
+
+    fn fill(mut w: LexiconWriter, puts: &Puts) {
+        for (t, &(v, shared)) in puts {
+            if shared {
+                w.insert_shared(t, v).unwrap();
+            } else {
+                w.insert(t, v).unwrap();
+            }
         }
         w.finish().unwrap();
-        p
+    }
+
+    /// The values alone: what a reader must return.
+    fn plain(puts: &Puts) -> BTreeMap<Vec<u8>, u64> {
+        puts.iter().map(|(t, &(v, _))| (t.clone(), v)).collect()
     }
 
     fn all(lex: &Lexicon, from: &[u8]) -> Vec<(Vec<u8>, u64)> {
@@ -389,17 +478,26 @@ mod tests {
         out
     }
 
-    /// Ascending pointer values interleaved with inline ones, as the bucket writer makes them.
-    fn values(n: usize, seed: u64) -> Vec<u64> {
+    /// Ascending pointer values interleaved with inline ones and with shared ones (an earlier
+    /// pointer again, from this block or an earlier one), as the bucket writer makes them. With
+    /// an even seed the first pointer is 0 (postings block 0, offset 0), whose delta is 0.
+    fn values(n: usize, seed: u64) -> Vec<(u64, bool)> {
         let mut ptr = 0u64;
+        let mut fresh: Vec<u64> = Vec::new();
         (0..n as u64)
             .map(|i| {
-                let x = (i.wrapping_mul(0x9E37_79B9) ^ seed) % 7;
+                let x = (i.wrapping_mul(0x9E37_79B9) ^ seed) % 8;
                 if x < 4 {
-                    (((i * 31 + seed) % 1_000_000) << 1) | 1
+                    ((((i * 31 + seed) % 1_000_000) << 1) | 1, false)
+                } else if x == 7 && !fresh.is_empty() {
+                    let k = (i.wrapping_mul(seed + 7) >> 2) as usize % fresh.len();
+                    (fresh[k], true)
                 } else {
-                    ptr += (x * 40) << 1;
-                    ptr
+                    if !(fresh.is_empty() && seed.is_multiple_of(2)) {
+                        ptr += (x * 40) << 1;
+                    }
+                    fresh.push(ptr);
+                    (ptr, false)
                 }
             })
             .collect()
@@ -416,13 +514,97 @@ mod tests {
     }
 
     #[test]
+    fn older_layout_still_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let terms = (0..5000u32).map(|i| format!("t{i:06}").into_bytes());
+        // No shared values in the older layout; the first pointer is 0 and is stored as the
+        // delta 0, as older binaries wrote it.
+        let puts: Puts = terms
+            .zip(
+                values(5000, 4)
+                    .into_iter()
+                    .map(|(v, s)| (v | s as u64, false)),
+            )
+            .collect();
+        assert_eq!(puts.values().find(|p| p.0 & 1 == 0), Some(&(0, false)));
+        let p = dir.path().join("lexicon.dat");
+        fill(LexiconWriter::create_unshared(&p).unwrap(), &puts);
+        let lex = Lexicon::open(&p).unwrap();
+        assert!(!lex.shared_layout && lex.block_count() > 1);
+        assert_eq!(all(&lex, b""), plain(&puts).into_iter().collect::<Vec<_>>());
+        // The same values in the current layout: flagged, and read the same.
+        let now = tempfile::tempdir().unwrap();
+        let lex = Lexicon::open(&build(now.path(), &puts)).unwrap();
+        assert!(lex.shared_layout);
+        assert_eq!(all(&lex, b""), plain(&puts).into_iter().collect::<Vec<_>>());
+        // An older binary reads the flagged block count as a table beyond any index.
+        const { assert!(SHARED_ENTRIES_FLAG.checked_mul(24).is_none()) };
+    }
+
+    /// A lexicon of one block whose bytes are `block` and whose first term is `first`.
+    fn raw_lexicon(path: &Path, block: &[u8], first: &[u8], shared_layout: bool) {
+        let mut w = LexiconWriter::create(path).unwrap();
+        w.shared_layout = shared_layout;
+        put_varint(&mut w.firsts, first.len() as u64);
+        w.firsts.extend_from_slice(first);
+        w.block.extend_from_slice(block);
+        w.finish().unwrap();
+    }
+
+    #[test]
+    fn a_bad_escape_is_corrupt() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("lexicon.dat");
+        let get = |block: &[u8], shared_layout| {
+            raw_lexicon(&p, block, b"a", shared_layout);
+            Lexicon::open(&p)
+                .unwrap()
+                .get(b"a", &mut LexScratch::default())
+        };
+        // Term "a" (nothing shared, 1 byte), then its value.
+        let entry = |v: &[u8]| [&[0, 1, b'a'][..], v].concat();
+        assert_eq!(get(&entry(&[0, 4]), true).unwrap(), Some(4));
+        assert_eq!(get(&entry(&[0, 0]), true).unwrap(), Some(0));
+        // Without the flag, 0 is a delta, and what follows is the next entry.
+        assert_eq!(get(&entry(&[0]), false).unwrap(), Some(0));
+        for (bad, why) in [
+            (entry(&[0, 3]), "inline value"),
+            (entry(&[0]), "truncated"),
+            (entry(&[0, 0x80]), "truncated"),
+            (
+                entry(&[[0].as_slice(), &[0xff; 10], &[0x7f]].concat()),
+                "too long",
+            ),
+        ] {
+            match get(&bad, true) {
+                Err(StoreError::Corrupt { reason, .. }) => {
+                    assert!(reason.contains("block 0"), "{reason}")
+                }
+                other => panic!("{why}: {other:?}"),
+            }
+        }
+        // The writer refuses a shared value that is no earlier pointer.
+        let mut w = LexiconWriter::create(&p).unwrap();
+        assert!(w.insert_shared(b"a", 0).is_err());
+        w.insert(b"b", 4).unwrap();
+        assert!(w.insert_shared(b"c", 5).is_err());
+        assert!(w.insert_shared(b"c", 6).is_err());
+        w.insert_shared(b"c", 4).unwrap();
+        let mut w = LexiconWriter::create_unshared(&p).unwrap();
+        w.insert(b"b", 4).unwrap();
+        assert!(w.insert_shared(b"c", 4).is_err());
+    }
+
+    #[test]
     fn many_blocks_and_every_damage_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         let terms: Vec<Vec<u8>> = (0..20_000u32)
             .map(|i| format!("term{:08}x{}", i * 7, i % 13).into_bytes())
             .collect();
-        let map: BTreeMap<Vec<u8>, u64> = terms.into_iter().zip(values(20_000, 3)).collect();
-        let p = build(dir.path(), &map);
+        let puts: Puts = terms.into_iter().zip(values(20_000, 3)).collect();
+        assert!(puts.values().filter(|p| p.1).count() > 1000);
+        let map = plain(&puts);
+        let p = build(dir.path(), &puts);
         let lex = Lexicon::open(&p).unwrap();
         assert!(lex.block_count() > 4, "{} blocks", lex.block_count());
         let mut s = LexScratch::default();
@@ -471,9 +653,10 @@ mod tests {
             seed in 0u64..1000,
         ) {
             let n = terms.len();
-            let map: BTreeMap<Vec<u8>, u64> = terms.into_iter().zip(values(n, seed)).collect();
+            let puts: Puts = terms.into_iter().zip(values(n, seed)).collect();
+            let map = plain(&puts);
             let dir = tempfile::tempdir().unwrap();
-            let p = build(dir.path(), &map);
+            let p = build(dir.path(), &puts);
             let lex = Lexicon::open(&p).unwrap();
             let mut s = LexScratch::default();
             for (t, v) in &map {
