@@ -155,8 +155,13 @@ pub(crate) fn scan_buckets(index_dir: &Path) -> Result<Vec<BucketInfo>, StoreErr
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         if let Some((kind, first_id, id, min, max)) = parse_bucket(name) {
-            if !entry.file_type().at(&entry.path())?.is_dir() {
-                continue;
+            // A bucket a merge or a freeze removes while the directory is read is simply gone
+            // (file systems without d_type stat the entry here).
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => {}
+                Ok(_) => continue,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(StoreError::io(entry.path(), e)),
             }
             out.push(BucketInfo {
                 path: entry.path(),
