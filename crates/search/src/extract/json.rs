@@ -97,6 +97,33 @@ pub fn find<'a>(raw: &'a str, name: &str) -> Found<'a> {
     if !(doc.starts_with('{') || doc.starts_with('[')) {
         return Found::NotJson;
     }
+    match Scan::find(doc, name) {
+        Ok(found) => found,
+        Err(Fallback::Serde) => find_serde(doc, name),
+        Err(Fallback::Extract) => find_by_extract(doc, name),
+    }
+}
+
+/// [`find`] by building every field with [`extract`], the reference.
+fn find_by_extract<'a>(doc: &'a str, name: &str) -> Found<'a> {
+    let mut out = Vec::new();
+    if !extract(doc, &mut out) {
+        return Found::NotJson;
+    }
+    let vals = out
+        .into_iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| {
+            v.iter_values()
+                .map(|x| Cow::Owned(x.as_str().to_string()))
+                .collect()
+        })
+        .unwrap_or_default();
+    Found::Values(vals)
+}
+
+/// [`find`] through serde_json: the reference for every document [`Scan`] leaves to it.
+fn find_serde<'a>(doc: &'a str, name: &str) -> Found<'a> {
     let mut st = FindState {
         target: name,
         path: String::new(),
@@ -109,6 +136,284 @@ pub fn find<'a>(raw: &'a str, name: &str) -> Found<'a> {
         (false, _) => Found::NotJson,
         (true, true) => Found::Undecided,
         (true, false) => Found::Values(st.out),
+    }
+}
+
+/// The common case of [`find`] without serde_json: one pass over the bytes that checks the
+/// strict JSON grammar (RFC 8259) and collects the field's values. It answers only when the
+/// answer is certain, and otherwise says who should:
+/// * [`find_serde`] (which validates and skips as this scan does, and reads numbers and escapes
+///   as `extract` does) for a number on the way to the field, an escape in a key on the way or
+///   in a value of the field;
+/// * [`find_by_extract`] for anything `extract`'s whole parse may refuse where skipping a value
+///   does not: a `\u` escape of a surrogate, a number that may overflow an f64 (an exponent of
+///   three digits or more, or over 300 digits); and for a document the scan refuses (a
+///   grammar error, a control character in a string, nesting deeper than [`SCAN_DEPTH`]).
+///
+/// Naive twin: [`extract`] (the property tests compare them, damaged documents included).
+struct Scan<'a, 't> {
+    s: &'a str,
+    i: usize,
+    target: &'t str,
+    /// Path of the value being read, kept only while it can lead to `target`.
+    path: String,
+    out: Vec<Cow<'a, str>>,
+    repeated: bool,
+    /// Something on the field's way needs [`find_serde`].
+    serde: bool,
+    /// Something anywhere needs [`find_by_extract`].
+    whole: bool,
+}
+
+/// Who answers a document [`Scan`] does not.
+#[derive(Debug, PartialEq, Eq)]
+enum Fallback {
+    Serde,
+    Extract,
+}
+
+/// Nesting [`Scan`] leaves to serde_json (whose own limit is 128).
+const SCAN_DEPTH: usize = 100;
+
+impl<'a> Scan<'a, '_> {
+    fn find(doc: &'a str, target: &str) -> Result<Found<'a>, Fallback> {
+        let mut sc = Scan {
+            s: doc,
+            i: 0,
+            target,
+            path: String::new(),
+            out: Vec::new(),
+            repeated: false,
+            serde: false,
+            whole: false,
+        };
+        let read = sc.value(0, true);
+        sc.ws();
+        if read.is_none() || sc.i != doc.len() || sc.whole {
+            return Err(Fallback::Extract);
+        }
+        if sc.serde {
+            return Err(Fallback::Serde);
+        }
+        Ok(if sc.repeated {
+            Found::Undecided
+        } else {
+            Found::Values(sc.out)
+        })
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.s.as_bytes().get(self.i).copied()
+    }
+
+    #[inline]
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.i += 1;
+        }
+    }
+
+    /// Whether the value at `path` is the field itself.
+    fn at_target(&self, lead: bool) -> bool {
+        lead && self.path == self.target
+    }
+
+    /// Reads one value; `lead`: its path can lead to the target.
+    fn value(&mut self, depth: usize, lead: bool) -> Option<()> {
+        self.ws();
+        match self.peek()? {
+            b'{' => self.object(depth + 1, lead),
+            b'[' => self.array(depth + 1, lead),
+            b'"' => {
+                let (text, escaped) = self.string()?;
+                if self.at_target(lead) {
+                    if escaped {
+                        self.serde = true;
+                    }
+                    self.out.push(Cow::Borrowed(text));
+                }
+                Some(())
+            }
+            b't' => self.literal("true", lead),
+            b'f' => self.literal("false", lead),
+            b'n' => self.literal("null", lead),
+            b'-' | b'0'..=b'9' => {
+                self.serde |= lead;
+                self.number()
+            }
+            _ => None,
+        }
+    }
+
+    fn literal(&mut self, word: &'static str, lead: bool) -> Option<()> {
+        if !self.s[self.i..].starts_with(word) {
+            return None;
+        }
+        self.i += word.len();
+        if self.at_target(lead) {
+            self.out.push(Cow::Borrowed(word));
+        }
+        Some(())
+    }
+
+    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
+    fn number(&mut self) -> Option<()> {
+        let from = self.i;
+        if self.peek() == Some(b'-') {
+            self.i += 1;
+        }
+        match self.peek()? {
+            b'0' => self.i += 1,
+            b'1'..=b'9' => self.digits(),
+            _ => return None,
+        }
+        if self.peek() == Some(b'.') {
+            self.i += 1;
+            self.some_digits()?;
+        }
+        let mantissa = self.i - from;
+        if let Some(b'e' | b'E') = self.peek() {
+            self.i += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.i += 1;
+            }
+            let exp = self.i;
+            self.some_digits()?;
+            self.whole |= self.i - exp >= 3;
+        }
+        self.whole |= mantissa > 300;
+        Some(())
+    }
+
+    fn digits(&mut self) {
+        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+            self.i += 1;
+        }
+    }
+
+    fn some_digits(&mut self) -> Option<()> {
+        let from = self.i;
+        self.digits();
+        (self.i > from).then_some(())
+    }
+
+    /// Reads a string (at its opening quote); returns its text between the quotes and whether
+    /// it holds escapes (then the text is not its value).
+    fn string(&mut self) -> Option<(&'a str, bool)> {
+        let b = self.s.as_bytes();
+        let start = self.i + 1;
+        let mut i = start;
+        let mut escaped = false;
+        loop {
+            match *b.get(i)? {
+                b'"' => break,
+                b'\\' => {
+                    escaped = true;
+                    match *b.get(i + 1)? {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
+                        b'u' => {
+                            let hex = std::str::from_utf8(b.get(i + 2..i + 6)?).ok()?;
+                            let cp = u16::from_str_radix(hex, 16).ok()?;
+                            if !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
+                                return None;
+                            }
+                            self.whole |= (0xD800..=0xDFFF).contains(&cp);
+                            i += 6;
+                        }
+                        _ => return None,
+                    }
+                }
+                c if c < 0x20 => return None,
+                _ => i += 1,
+            }
+        }
+        self.i = i + 1;
+        Some((&self.s[start..i], escaped))
+    }
+
+    fn object(&mut self, depth: usize, lead: bool) -> Option<()> {
+        if depth > SCAN_DEPTH {
+            return None;
+        }
+        self.i += 1;
+        self.ws();
+        if self.peek()? == b'}' {
+            self.i += 1;
+            return Some(());
+        }
+        let base = self.path.len();
+        // Keys of this object that lead to the target, to notice one given twice.
+        let mut leading: Vec<&'a str> = Vec::new();
+        loop {
+            self.ws();
+            if self.peek()? != b'"' {
+                return None;
+            }
+            let (key, escaped) = self.string()?;
+            self.ws();
+            if self.peek()? != b':' {
+                return None;
+            }
+            self.i += 1;
+            let mut child = false;
+            if lead {
+                // An escaped key is compared undecoded: a key on the way may be missed.
+                self.serde |= escaped;
+                self.path.truncate(base);
+                if base > 0 {
+                    self.path.push('.');
+                }
+                self.path.push_str(key);
+                child = self.target.starts_with(self.path.as_str());
+                if child {
+                    if leading.contains(&key) {
+                        self.repeated = true;
+                    }
+                    leading.push(key);
+                }
+            }
+            self.value(depth, child)?;
+            self.ws();
+            match self.peek()? {
+                b',' => self.i += 1,
+                b'}' => break,
+                _ => return None,
+            }
+        }
+        self.i += 1;
+        self.path.truncate(base);
+        Some(())
+    }
+
+    fn array(&mut self, depth: usize, lead: bool) -> Option<()> {
+        if depth > SCAN_DEPTH {
+            return None;
+        }
+        self.i += 1;
+        let base = self.path.len();
+        let mut child = false;
+        if lead {
+            self.path.push_str("{}");
+            child = self.target.starts_with(self.path.as_str());
+        }
+        self.ws();
+        if self.peek()? == b']' {
+            self.i += 1;
+        } else {
+            loop {
+                self.value(depth, child)?;
+                self.ws();
+                match self.peek()? {
+                    b',' => self.i += 1,
+                    b']' => break,
+                    _ => return None,
+                }
+            }
+            self.i += 1;
+        }
+        self.path.truncate(base);
+        Some(())
     }
 }
 
@@ -386,13 +691,88 @@ mod tests {
             })
         }
 
+        /// The scan, and whoever it passes the document to, answer as `extract`.
+        fn scan_agrees(doc: &str, name: &str) {
+            if doc.trim().starts_with(['{', '[']) {
+                agree(doc, name);
+            }
+        }
+
         proptest! {
+            #[test]
+            fn scan_is_serde(doc in json(), name in sample::select(vec![
+                "a", "b", "a.b", "a.b.c", "t{}", "a{}", "{}.a", "b{}.a.b", "A", "{}", "b\\n",
+            ]), cut in 0usize..64, byte in sample::select(vec![
+                b'"', b'\\', b',', b':', b'}', b']', b'{', b'[', b'e', b'-', b'.', b'0', b' ', b'u', 1,
+            ])) {
+                scan_agrees(&doc, name);
+                // Damaged: a byte replaced or the text cut short.
+                let at = cut % (doc.len() + 1);
+                let mut bad = doc.clone().into_bytes();
+                if at < bad.len() {
+                    bad[at] = byte;
+                }
+                if let Ok(bad) = String::from_utf8(bad) {
+                    scan_agrees(&bad, name);
+                }
+                scan_agrees(doc.get(..at).unwrap_or(&doc), name);
+            }
+
             #[test]
             fn find_is_extract(doc in json(), name in sample::select(vec![
                 "a", "b", "a.b", "a.b.c", "c", "t{}", "a{}", "{}.a", "a.a", "b{}.a.b", "A", "{}", "b\\n",
             ])) {
                 agree(&doc, name);
             }
+        }
+    }
+
+    #[test]
+    fn the_scan_answers_plain_documents_and_passes_the_rest_on() {
+        let plain = r#" {"time":"2026-01-01T00:00:00Z","level":"info","n":12,"x":-1.5e3,
+            "tags":["lodeDENSE4b8e","b"],"req":{"id":"9f","ok":true,"v":null},"esc":"a\"b"} "#;
+        for (name, want) in [
+            ("tags{}", vec!["lodeDENSE4b8e", "b"]),
+            ("req.id", vec!["9f"]),
+            ("req.ok", vec!["true"]),
+            ("req.v", vec!["null"]),
+            ("missing", vec![]),
+            ("tags", vec![]),
+        ] {
+            let want = Found::Values(want.into_iter().map(Cow::Borrowed).collect());
+            assert_eq!(Scan::find(plain.trim(), name), Ok(want), "{name}");
+        }
+        // serde_json's skipping reads these as `extract` does.
+        for (doc, name) in [
+            (plain, "n"),
+            (plain, "x"),
+            (plain, "esc"),
+            (r#"{"r\u0065q":{"id":"1"}}"#, "req.id"),
+        ] {
+            assert_eq!(Scan::find(doc.trim(), name), Err(Fallback::Serde), "{name}");
+            agree(doc, name);
+        }
+        // `extract` decides: where skipping and parsing differ, and whatever the scan refuses.
+        let deep = format!(
+            "{}1{}",
+            "[".repeat(SCAN_DEPTH + 1),
+            "]".repeat(SCAN_DEPTH + 1)
+        );
+        for (doc, name) in [
+            (r#"{"a":"\ud800","b":"1"}"#, "b"),
+            (r#"{"x":1e999,"a":"v"}"#, "a"),
+            (r#"{"x":1e-999,"a":"v"}"#, "a"),
+            ("{\"a\":\"x\u{1}\",\"b\":\"1\"}", "b"),
+            (r#"{"a":1,"b":01}"#, "a"),
+            (r#"{"a":[1,],"b":"1"}"#, "b"),
+            (deep.as_str(), "a"),
+        ] {
+            assert_eq!(
+                Scan::find(doc.trim(), name),
+                Err(Fallback::Extract),
+                "{doc}"
+            );
+            agree(doc, name);
         }
     }
 
