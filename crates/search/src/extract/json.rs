@@ -250,6 +250,7 @@ impl<'a> Scan<'a, '_> {
     fn value(&mut self, depth: usize, lead: bool) -> Option<()> {
         self.ws();
         match self.peek()? {
+            b'{' | b'[' if depth >= SCAN_DEPTH => None,
             b'{' => self.object(depth + 1, lead),
             b'[' => self.array(depth + 1, lead),
             b'"' => {
@@ -358,14 +359,33 @@ impl<'a> Scan<'a, '_> {
         Some((&self.s[start..i], escaped))
     }
 
-    fn object(&mut self, depth: usize, lead: bool) -> Option<()> {
-        if depth > SCAN_DEPTH {
-            return None;
-        }
+    /// Reads the opening bracket of an object or array, and its closing one `close` when it
+    /// is empty; returns whether items follow.
+    fn open(&mut self, close: u8) -> Option<bool> {
         self.i += 1;
         self.ws();
-        if self.peek()? == b'}' {
+        if self.peek()? == close {
             self.i += 1;
+            return Some(false);
+        }
+        Some(true)
+    }
+
+    /// After an item of an object or array: `true` past a comma (another item follows),
+    /// `false` past the closing `close`.
+    fn more(&mut self, close: u8) -> Option<bool> {
+        self.ws();
+        let c = self.peek()?;
+        self.i += 1;
+        match c {
+            b',' => Some(true),
+            c if c == close => Some(false),
+            _ => None,
+        }
+    }
+
+    fn object(&mut self, depth: usize, lead: bool) -> Option<()> {
+        if !self.open(b'}')? {
             return Some(());
         }
         let base = self.path.len();
@@ -406,43 +426,25 @@ impl<'a> Scan<'a, '_> {
                 }
             }
             self.value(depth, child)?;
-            self.ws();
-            match self.peek()? {
-                b',' => self.i += 1,
-                b'}' => break,
-                _ => return None,
+            if !self.more(b'}')? {
+                break;
             }
         }
-        self.i += 1;
         self.path.truncate(base);
         Some(())
     }
 
     fn array(&mut self, depth: usize, lead: bool) -> Option<()> {
-        if depth > SCAN_DEPTH {
-            return None;
-        }
-        self.i += 1;
         let base = self.path.len();
         let mut child = false;
         if lead {
             self.path.push_str("{}");
             child = self.target.starts_with(self.path.as_str());
         }
-        self.ws();
-        if self.peek()? == b']' {
-            self.i += 1;
-        } else {
-            loop {
-                self.value(depth, child)?;
-                self.ws();
-                match self.peek()? {
-                    b',' => self.i += 1,
-                    b']' => break,
-                    _ => return None,
-                }
-            }
-            self.i += 1;
+        let mut items = self.open(b']')?;
+        while items {
+            self.value(depth, child)?;
+            items = self.more(b']')?;
         }
         self.path.truncate(base);
         Some(())
