@@ -21,8 +21,10 @@ test:
 	$(MAKE) e2e
 
 ## Real Splunk clients (PyPI) against a real `lode serve`: compat/requirements.txt in a venv.
+## `--profile test` reuses what `cargo test` built (same target/debug dir) instead of building
+## every dependency a second time at opt-level 0.
 compat:
-	$(CARGO) build -p lode
+	$(CARGO) build --profile test -p lode
 	test -x "$(COMPAT_VENV)/bin/pip" || { rm -rf "$(COMPAT_VENV)"; $(PYTHON) -m venv "$(COMPAT_VENV)"; }
 	"$(COMPAT_VENV)/bin/pip" install -q --disable-pip-version-check -r compat/requirements.txt
 	cd compat && LODE_BIN="$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/lode" \
@@ -45,6 +47,6 @@ ui:
 ## The web app in a real browser (Debian's chromium, playwright-core): ui/e2e/run.mjs against a
 ## fresh `lode serve`. UPDATE_SCREENSHOTS=1 rewrites docs/ui/*.png.
 e2e:
-	$(CARGO) build -p lode
+	$(CARGO) build --profile test -p lode
 	cd ui && { test -d node_modules/playwright-core || npm ci --no-audit --no-fund; } && \
 		LODE_BIN="$${CARGO_TARGET_DIR:-$(CURDIR)/target}/debug/lode" node e2e/run.mjs
