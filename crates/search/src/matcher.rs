@@ -279,24 +279,24 @@ fn compare(field: Field<'_>, op: CmpOp, pattern: &str) -> bool {
     match field {
         Field::Missing => false,
         // What a row's `Value::Str(x)` gives below, without the value.
-        Field::Text(x) => compare_one(x, parse_num(x), op, pattern),
+        Field::Text(x) => compare_one(x, || parse_num(x), op, pattern),
         Field::Value(v) => match op {
             CmpOp::Eq => pattern == "*" || v.iter_values().any(|x| eq_match(&x.as_str(), pattern)),
             CmpOp::Ne => !v.iter_values().any(|x| eq_match(&x.as_str(), pattern)),
             _ => v
                 .iter_values()
-                .any(|x| compare_one(&x.as_str(), x.to_num(), op, pattern)),
+                .any(|x| compare_one(&x.as_str(), || x.to_num(), op, pattern)),
         },
     }
 }
 
-/// One value (its text and its number, if any) against the pattern.
-fn compare_one(text: &str, num: Option<f64>, op: CmpOp, pattern: &str) -> bool {
+/// One value (its text, and its number if any, which only ordering needs) against the pattern.
+fn compare_one(text: &str, num: impl FnOnce() -> Option<f64>, op: CmpOp, pattern: &str) -> bool {
     match op {
         CmpOp::Eq => pattern == "*" || eq_match(text, pattern),
         CmpOp::Ne => !eq_match(text, pattern),
         _ => {
-            let ord = match (num, parse_num(pattern)) {
+            let ord = match (num(), parse_num(pattern)) {
                 (Some(a), Some(b)) => a.partial_cmp(&b),
                 _ => Some(text.cmp(pattern)),
             };
@@ -315,10 +315,16 @@ fn compare_one(text: &str, num: Option<f64>, op: CmpOp, pattern: &str) -> bool {
 /// Splunk, `status=404` does not match `404.0` (its index lookup needs the term `404.0`… `404`
 /// and the post-filter compares text); use `where status==404` for numeric equality.
 fn eq_match(value: &str, pattern: &str) -> bool {
-    if pattern.contains('*') {
-        return wildcard_match(pattern.as_bytes(), value.as_bytes(), true);
+    let (v, p) = (value.as_bytes(), pattern.as_bytes());
+    // The usual answer first: the same bytes match (a `*` in the pattern then stands for
+    // itself, which a wildcard also matches). A dense search asks this once per event.
+    if v == p {
+        return true;
     }
-    value.eq_ignore_ascii_case(pattern)
+    if p.contains(&b'*') {
+        return wildcard_match(p, v, true);
+    }
+    v.eq_ignore_ascii_case(p)
 }
 
 /// Whether `hay` contains `needle`, ASCII case-insensitively (empty needle: true).
