@@ -81,8 +81,26 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads a LEB128 value.
-    #[inline]
+    #[inline(always)]
     pub fn varint(&mut self) -> Result<u64, DecodeError> {
+        // Most values of a column or a postings list take one or two bytes: read those inline
+        // and leave the loop to the rest.
+        match self.buf.get(self.pos..self.pos + 2) {
+            Some(&[a, _]) if a < 0x80 => {
+                self.pos += 1;
+                Ok(a as u64)
+            }
+            Some(&[a, b]) if b < 0x80 => {
+                self.pos += 2;
+                Ok((a & 0x7f) as u64 | (b as u64) << 7)
+            }
+            _ => self.varint_loop(),
+        }
+    }
+
+    /// [`Reader::varint`] a byte at a time, for long values and the end of the buffer.
+    #[inline(never)]
+    fn varint_loop(&mut self) -> Result<u64, DecodeError> {
         let mut v = 0u64;
         let mut shift = 0;
         loop {
@@ -218,6 +236,24 @@ mod tests {
     use super::*;
 
     proptest::proptest! {
+        /// The one- and two-byte fast paths of `varint` read what the byte loop reads, on any
+        /// bytes (long, non-canonical, truncated), and consume as many.
+        #[test]
+        fn varint_is_the_byte_loop(bytes in proptest::collection::vec(
+            proptest::prop_oneof![0u8..0x80, 0x80u8..=0xff, proptest::num::u8::ANY],
+            0..24,
+        )) {
+            let (mut fast, mut slow) = (Reader::new(&bytes), Reader::new(&bytes));
+            loop {
+                let (a, b) = (fast.varint(), slow.varint_loop());
+                proptest::prop_assert_eq!(a, b);
+                proptest::prop_assert_eq!(fast.pos(), slow.pos());
+                if a.is_err() || fast.is_empty() {
+                    break;
+                }
+            }
+        }
+
         /// Skipping `k` values lands where decoding `k` values does, whatever the widths.
         #[test]
         fn skip_varints_lands_where_decoding_does(

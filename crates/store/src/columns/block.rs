@@ -98,30 +98,43 @@ pub fn decode_block(
         prev = prev.checked_add(d).ok_or("slice number overflow")?;
         into.slice.push(prev);
     }
-    for (v, limit) in [
-        (&mut into.raw_len, u32::MAX as usize),
-        (&mut into.host, dict_lens[0]),
-        (&mut into.source, dict_lens[1]),
-        (&mut into.sourcetype, dict_lens[2]),
-        (&mut into.linecount, u32::MAX as usize),
-    ] {
-        v.reserve(n);
-        for _ in 0..n {
-            let x = u32::try_from(r.varint()?).map_err(|_| "value exceeds u32")?;
-            if limit != u32::MAX as usize && x as usize >= limit {
-                return Err("dictionary id out of range");
-            }
-            v.push(x);
-        }
-    }
+    // raw_len, and each event's offset in its slice from it: the previous event's end, or 0
+    // where the slice changes.
+    into.raw_len.reserve(n);
     into.offset.reserve(n);
-    for i in base..base + n {
-        if i > base && into.slice[i] != into.slice[i - 1] {
-            pos = 0;
+    let mut last_slice = into.slice.get(base).copied();
+    for &slice in &into.slice[base..] {
+        let len = r.varint()?;
+        if len > u32::MAX as u64 {
+            return Err("value exceeds u32");
+        }
+        if Some(slice) != last_slice {
+            (pos, last_slice) = (0, Some(slice));
         }
         into.offset
             .push(u32::try_from(pos).map_err(|_| "slice offset exceeds u32")?);
-        pos += into.raw_len[i] as u64;
+        into.raw_len.push(len as u32);
+        pos += len;
+    }
+    for (v, limit, what) in [
+        (
+            &mut into.host,
+            dict_lens[0] as u64,
+            "dictionary id out of range",
+        ),
+        (
+            &mut into.source,
+            dict_lens[1] as u64,
+            "dictionary id out of range",
+        ),
+        (
+            &mut into.sourcetype,
+            dict_lens[2] as u64,
+            "dictionary id out of range",
+        ),
+        (&mut into.linecount, 1 << 32, "value exceeds u32"),
+    ] {
+        u32_column(&mut r, n, limit, what, v)?;
     }
     let start = *into.field_start.last().ok_or("field offsets missing")?;
     let mut end = start;
@@ -136,6 +149,26 @@ pub fn decode_block(
     into.field_blob.extend_from_slice(r.bytes(blob_len)?);
     if !r.is_empty() {
         return Err("trailing bytes after the field blob");
+    }
+    Ok(())
+}
+
+/// Appends `n` values of a column to `v`, each below `limit` (else the error `what`).
+#[inline]
+fn u32_column(
+    r: &mut Reader<'_>,
+    n: usize,
+    limit: u64,
+    what: DecodeError,
+    v: &mut Vec<u32>,
+) -> Result<(), DecodeError> {
+    v.reserve(n);
+    for _ in 0..n {
+        let x = r.varint()?;
+        if x >= limit {
+            return Err(what);
+        }
+        v.push(x as u32);
     }
     Ok(())
 }
