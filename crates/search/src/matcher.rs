@@ -143,8 +143,13 @@ impl Subject for EventSubject<'_> {
                 if let Some((_, x)) = v.fields.iter().find(|(k, _)| k == name) {
                     x
                 } else {
-                    let json =
-                        extract::is_json(v.raw, v.sourcetype).then(|| json::find(v.raw, name));
+                    let is_json = extract::is_json(v.raw, v.sourcetype);
+                    // A JSON scan reads the whole document; two byte searches can often tell
+                    // the field is not there at all (not by key=value either).
+                    if is_json && extract::surely_absent(v.raw, name) {
+                        return Ok(Field::Missing);
+                    }
+                    let json = is_json.then(|| json::find(v.raw, name));
                     match json {
                         Some(Found::Undecided) => return Err(Undecided),
                         Some(Found::Values(mut vals)) => match vals.len() {
