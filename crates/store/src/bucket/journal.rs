@@ -403,6 +403,94 @@ pub fn read_slice(
 ) -> Result<(), StoreError> {
     comp.resize(e.clen as usize, 0);
     file.read_exact_at(comp, e.offset).at(path)?;
+    decompress_slice(path, comp, e, dict, out)
+}
+
+/// Compressed bytes a read takes ahead of where it is: a dense read takes a journal's slices
+/// in file order, ~1.6 KB each, and one `pread` per slice cost more in system calls than the
+/// copying (8 % of a dense search's cycles). Reads that jump keep reading one slice at a time.
+#[derive(Default)]
+pub(crate) struct ReadAhead {
+    buf: Vec<u8>,
+    /// File offset of `buf[0]`.
+    at: u64,
+    /// Where the last slice asked for ended.
+    last_end: Option<u64>,
+}
+
+/// How much [`ReadAhead`] reads at once once a read goes on from one slice to the next.
+pub(crate) const READ_AHEAD_BYTES: usize = 128 * 1024;
+
+impl ReadAhead {
+    /// The compressed bytes of slice `e`: from the bytes read ahead when they hold it, else
+    /// read, with up to [`READ_AHEAD_BYTES`] more when `e` starts where the last slice ended.
+    fn bytes(&mut self, path: &Path, file: &File, e: &SliceEntry) -> Result<&[u8], StoreError> {
+        let (start, len) = (e.offset, e.clen as usize);
+        let sequential = self.last_end == Some(start);
+        self.last_end = start.checked_add(len as u64);
+        let held = start
+            .checked_sub(self.at)
+            .and_then(|off| usize::try_from(off).ok())
+            .filter(|&off| {
+                off.checked_add(len)
+                    .is_some_and(|end| end <= self.buf.len())
+            });
+        let off = match held {
+            Some(off) => off,
+            None => {
+                let want = if sequential {
+                    len.max(READ_AHEAD_BYTES)
+                } else {
+                    len
+                };
+                self.buf.resize(want, 0);
+                self.at = start;
+                let mut got = 0;
+                while got < want {
+                    match file.read_at(&mut self.buf[got..], start + got as u64) {
+                        Ok(0) => break,
+                        Ok(n) => got += n,
+                        Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(err) => {
+                            self.buf.clear();
+                            return Err(err).at(path);
+                        }
+                    }
+                }
+                self.buf.truncate(got);
+                if got < len {
+                    self.buf.clear();
+                    let eof = std::io::Error::from(std::io::ErrorKind::UnexpectedEof);
+                    return Err(eof).at(path);
+                }
+                0
+            }
+        };
+        Ok(&self.buf[off..off + len])
+    }
+}
+
+/// [`read_slice`] through a [`ReadAhead`].
+pub(crate) fn read_slice_ahead(
+    path: &Path,
+    file: &File,
+    e: &SliceEntry,
+    ahead: &mut ReadAhead,
+    dict: Option<&crate::dctx::Dict>,
+    out: &mut Vec<u8>,
+) -> Result<(), StoreError> {
+    let comp = ahead.bytes(path, file, e)?;
+    decompress_slice(path, comp, e, dict, out)
+}
+
+/// Checks the compressed bytes of slice `e` against its checksum and decompresses them.
+fn decompress_slice(
+    path: &Path,
+    comp: &[u8],
+    e: &SliceEntry,
+    dict: Option<&crate::dctx::Dict>,
+    out: &mut Vec<u8>,
+) -> Result<(), StoreError> {
     if xxh3_64(comp) != e.hash {
         return Err(StoreError::corrupt(
             path,
@@ -432,6 +520,37 @@ pub(crate) mod tests {
                 e
             })
             .collect()
+    }
+
+    /// Read-ahead gives each slice exactly its bytes, in order, out of order, and again; a
+    /// slice past the end of a cut file is an error, not short bytes.
+    #[test]
+    fn read_ahead_gives_each_slice_its_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.zst");
+        // Slices of 1..=700 bytes: several read-aheads' worth, each byte numbered by position.
+        let lens: Vec<u32> = (0..1200u32).map(|i| 1 + (i * 37) % 700).collect();
+        let total: u64 = lens.iter().map(|&l| l as u64).sum();
+        assert!(total > 2 * READ_AHEAD_BYTES as u64);
+        let data: Vec<u8> = (0..total).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &data).unwrap();
+        let file = File::open(&path).unwrap();
+        let slices = entries(&lens);
+        let want = |e: &SliceEntry| &data[e.offset as usize..(e.offset + e.clen as u64) as usize];
+        let mut ahead = ReadAhead::default();
+        let order = (0..1200).chain([1199, 0, 7, 6, 5, 600, 601, 602, 3]);
+        for i in order {
+            let e = &slices[i];
+            assert_eq!(ahead.bytes(&path, &file, e).unwrap(), want(e), "slice {i}");
+        }
+        // The file cut inside the last slices: reading them fails.
+        std::fs::write(&path, &data[..data.len() - 10]).unwrap();
+        let file = File::open(&path).unwrap();
+        let mut ahead = ReadAhead::default();
+        for e in &slices[..1199] {
+            assert_eq!(ahead.bytes(&path, &file, e).unwrap(), want(e));
+        }
+        assert!(ahead.bytes(&path, &file, &slices[1199]).is_err());
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 use roaring::RoaringBitmap;
 
 use crate::bloom::BloomFile;
-use crate::bucket::journal::{decode_slices, read_slice, SliceEntry};
+use crate::bucket::journal::{decode_slices, read_slice, read_slice_ahead, ReadAhead, SliceEntry};
 use crate::bucket::slice_table::{EntryChunk, JournalTable, SliceTable};
 use crate::bucket::{read_events_with, BucketRead, EventView, IndexedFields, SliceSource};
 use crate::columns::lazy::ColumnsFile;
@@ -279,7 +279,7 @@ impl TermSource for WarmBucket {
 pub(crate) struct WarmScratch {
     /// Slice table entries around the last slice read.
     entries: EntryChunk,
-    comp: Vec<u8>,
+    ahead: ReadAhead,
     out: Vec<u8>,
     /// The current slice when it came from (or went to) the slice cache; else it is `out`.
     shared: Option<Arc<[u8]>>,
@@ -299,7 +299,7 @@ impl SliceSource for WarmBucket {
     fn scratch(&self) -> Result<WarmScratch, StoreError> {
         Ok(WarmScratch {
             entries: EntryChunk::default(),
-            comp: Vec::new(),
+            ahead: ReadAhead::default(),
             out: Vec::new(),
             shared: None,
             loaded: None,
@@ -317,11 +317,11 @@ impl SliceSource for WarmBucket {
             } else {
                 let (e, dict) = self.slices.entry(n, &mut s.entries)?;
                 let jp = self.path.join(JOURNAL_FILE);
-                read_slice(
+                read_slice_ahead(
                     &jp,
                     &self.journal,
                     &e,
-                    &mut s.comp,
+                    &mut s.ahead,
                     self.slices.dict(dict)?,
                     &mut s.out,
                 )?;
