@@ -49,6 +49,18 @@ impl Event {
     }
 }
 
+/// The default fields every event carries and the index holds as `name::value` terms (and the
+/// columns as dictionary ids), in that order: what [`Event::meta`] gives.
+pub const META_FIELDS: [&str; 3] = ["host", "source", "sourcetype"];
+
+impl Event {
+    /// The values of [`META_FIELDS`], paired with their names.
+    pub fn meta(&self) -> [(&'static str, &str); 3] {
+        let [h, s, st] = META_FIELDS;
+        [(h, &self.host), (s, &self.source), (st, &self.sourcetype)]
+    }
+}
+
 /// Builds the lexicon term of an indexed field: `name::value`, lowercased as every term is.
 pub fn field_term(name: &str, value: &str, out: &mut Vec<u8>) {
     out.clear();

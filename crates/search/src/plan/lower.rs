@@ -260,7 +260,7 @@ fn collapse_stars(pattern: &str) -> Vec<u8> {
 }
 
 /// Fields whose `name::value` term is always in the lexicon (every event has them).
-const INDEXED_FIELDS: [&str; 3] = ["host", "source", "sourcetype"];
+const INDEXED_FIELDS: [&str; 3] = lode_event::META_FIELDS;
 
 /// Dispatches `field <op> value`.
 fn rule_compare(field: &str, op: CmpOp, value: &str) -> Lowered {

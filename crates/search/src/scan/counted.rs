@@ -197,10 +197,7 @@ pub fn count(
     let mut total = 0u64;
     for (key, t) in tallies {
         let mut fields = Vec::with_capacity(5);
-        for ((on, names), (&id, name)) in
-            dicts
-                .iter()
-                .zip(key.iter().zip(["host", "source", "sourcetype"]))
+        for ((on, names), (&id, name)) in dicts.iter().zip(key.iter().zip(lode_event::META_FIELDS))
         {
             if *on {
                 let v = names
@@ -283,7 +280,7 @@ fn count_binned(
     let mut total = 0;
     for ((_, key), (t, time)) in cells {
         let mut fields = vec![("_time".to_string(), Value::Num(time as f64 / 1e6))];
-        for (i, name) in ["host", "source", "sourcetype"].into_iter().enumerate() {
+        for (i, name) in lode_event::META_FIELDS.into_iter().enumerate() {
             if on[i] {
                 let v = dicts[i]
                     .get(key[i] as usize)
@@ -321,7 +318,7 @@ fn by_postings(
         return Ok(None);
     };
     debug_assert!(cols.host || cols.source || cols.sourcetype);
-    let field = ["host", "source", "sourcetype"][pos];
+    let field = lode_event::META_FIELDS[pos];
     let names = dicts[pos].1;
     let mut terms = Vec::with_capacity(names.len());
     let mut seen = HashSet::with_capacity(names.len());

@@ -402,13 +402,10 @@ impl TermIndex {
                 res = batch.add(num, hash32(t), t);
             }
         });
-        for (name, value) in [
-            ("host", &e.host),
-            ("source", &e.source),
-            ("sourcetype", &e.sourcetype),
-        ]
-        .into_iter()
-        .chain(e.fields.iter().map(|(k, v)| (k.as_str(), v)))
+        for (name, value) in e
+            .meta()
+            .into_iter()
+            .chain(e.fields.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         {
             if res.is_err() {
                 break;
