@@ -257,7 +257,7 @@ impl BucketCache {
     }
 
     /// Keeps `bits`, the postings of `term` in the cached bucket at `path`, if they fit.
-    fn keep_term(&self, path: &Path, term: &[u8], bits: &RoaringBitmap) {
+    fn keep_term(&self, path: &Path, term: &[u8], bits: &Arc<RoaringBitmap>) {
         let budget = self.budget.load(Ordering::Relaxed);
         let bytes = bits.serialized_size() as u64 + term.len() as u64 + TERM_OVERHEAD;
         let mut g = self.lock();
@@ -279,7 +279,7 @@ impl BucketCache {
         e.terms.insert(
             term.to_vec(),
             Term {
-                bits: Arc::new(bits.clone()),
+                bits: Arc::clone(bits),
                 bytes,
                 used: tick,
             },
@@ -346,9 +346,9 @@ impl TermSource for CachedTerms<'_> {
         TermSource::event_count(self.reader)
     }
 
-    fn postings(&self, term: &[u8]) -> Result<RoaringBitmap, StoreError> {
+    fn postings(&self, term: &[u8]) -> Result<Arc<RoaringBitmap>, StoreError> {
         if let Some(bits) = self.cache.term(self.path, term) {
-            return Ok((*bits).clone());
+            return Ok(bits);
         }
         let bits = TermSource::postings(self.reader, term)?;
         self.cache.keep_term(self.path, term, &bits);

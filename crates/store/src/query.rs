@@ -1,5 +1,7 @@
 //! Term queries and their evaluation against a bucket's lexicon and postings.
 
+use std::sync::Arc;
+
 use roaring::RoaringBitmap;
 
 use crate::error::StoreError;
@@ -54,8 +56,9 @@ pub fn glob_match(pat: &[u8], text: &[u8]) -> bool {
 pub trait TermSource {
     /// Number of events (event numbers are `0..event_count`).
     fn event_count(&self) -> u32;
-    /// Postings of `term` (empty when absent).
-    fn postings(&self, term: &[u8]) -> Result<RoaringBitmap, StoreError>;
+    /// Postings of `term` (empty when absent); shared, so that a cache can hand out what it
+    /// holds without copying it.
+    fn postings(&self, term: &[u8]) -> Result<Arc<RoaringBitmap>, StoreError>;
     /// Unions into `out` the postings of every term starting with `prefix` for which `accept`
     /// returns true.
     fn union_prefixed(
@@ -68,7 +71,12 @@ pub trait TermSource {
 
 /// Evaluates `q` against `src`.
 pub fn eval(src: &dyn TermSource, q: &TermQuery) -> Result<RoaringBitmap, StoreError> {
-    eval_depth(src, q, 0)
+    Ok(owned(eval_depth(src, q, 0)?))
+}
+
+/// `b` itself when nothing else holds it, else a copy.
+fn owned(b: Arc<RoaringBitmap>) -> RoaringBitmap {
+    Arc::try_unwrap(b).unwrap_or_else(|b| (*b).clone())
 }
 
 fn lower(b: &[u8]) -> Vec<u8> {
@@ -79,7 +87,7 @@ fn eval_depth(
     src: &dyn TermSource,
     q: &TermQuery,
     depth: usize,
-) -> Result<RoaringBitmap, StoreError> {
+) -> Result<Arc<RoaringBitmap>, StoreError> {
     if depth > MAX_QUERY_DEPTH {
         return Err(StoreError::Limit(format!(
             "term query nested deeper than {MAX_QUERY_DEPTH}"
@@ -91,47 +99,54 @@ fn eval_depth(
         b
     };
     Ok(match q {
-        TermQuery::All => all(),
+        TermQuery::All => Arc::new(all()),
         TermQuery::Term(t) => src.postings(&lower(t))?,
         TermQuery::Prefix(p) => {
             let mut out = RoaringBitmap::new();
             src.union_prefixed(&lower(p), &mut |_| true, &mut out)?;
-            out
+            Arc::new(out)
         }
         TermQuery::Glob(g) => {
             let g = lower(g);
             let lit = g.iter().position(|&b| b == b'*').unwrap_or(g.len());
-            let mut out = RoaringBitmap::new();
             if lit == g.len() {
-                out = src.postings(&g)?;
-            } else {
-                src.union_prefixed(&g[..lit], &mut |t| glob_match(&g, t), &mut out)?;
+                return src.postings(&g);
             }
-            out
+            let mut out = RoaringBitmap::new();
+            src.union_prefixed(&g[..lit], &mut |t| glob_match(&g, t), &mut out)?;
+            Arc::new(out)
         }
         TermQuery::And(qs) => {
-            let mut acc: Option<RoaringBitmap> = None;
+            let mut acc: Option<Arc<RoaringBitmap>> = None;
             for sub in qs {
                 let b = eval_depth(src, sub, depth + 1)?;
                 let next = match acc {
                     None => b,
-                    Some(a) => a & b,
+                    // Intersect in place when the left side is this query's own, else into a
+                    // new bitmap: a shared (cached) one is never copied just to be narrowed.
+                    Some(a) => Arc::new(match Arc::try_unwrap(a) {
+                        Ok(mut a) => {
+                            a &= &*b;
+                            a
+                        }
+                        Err(a) => &*a & &*b,
+                    }),
                 };
                 if next.is_empty() {
                     return Ok(next);
                 }
                 acc = Some(next);
             }
-            acc.unwrap_or_else(all)
+            acc.unwrap_or_else(|| Arc::new(all()))
         }
         TermQuery::Or(qs) => {
             let mut acc = RoaringBitmap::new();
             for sub in qs {
-                acc |= eval_depth(src, sub, depth + 1)?;
+                acc |= &*eval_depth(src, sub, depth + 1)?;
             }
-            acc
+            Arc::new(acc)
         }
-        TermQuery::Not(sub) => all() - eval_depth(src, sub, depth + 1)?,
+        TermQuery::Not(sub) => Arc::new(all() - &*eval_depth(src, sub, depth + 1)?),
     })
 }
 

@@ -478,14 +478,15 @@ impl TermSource for HotBucket {
         self.n()
     }
 
-    fn postings(&self, term: &[u8]) -> Result<RoaringBitmap, StoreError> {
+    fn postings(&self, term: &[u8]) -> Result<Arc<RoaringBitmap>, StoreError> {
         let ix = self.index.read().unwrap_or_else(|p| p.into_inner());
-        Ok(ix
-            .builder
-            .terms
-            .get(term)
-            .map(|l| self.bitmap(l))
-            .unwrap_or_default())
+        Ok(Arc::new(
+            ix.builder
+                .terms
+                .get(term)
+                .map(|l| self.bitmap(l))
+                .unwrap_or_default(),
+        ))
     }
 
     fn union_prefixed(

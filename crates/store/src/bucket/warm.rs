@@ -248,11 +248,13 @@ impl TermSource for WarmBucket {
         self.meta.event_count as u32
     }
 
-    fn postings(&self, term: &[u8]) -> Result<RoaringBitmap, StoreError> {
-        match self.lexicon()?.get(term, &mut LexScratch::default())? {
-            Some(v) => self.postings_at(v, &mut BlockScratch::default()),
-            None => Ok(RoaringBitmap::new()),
-        }
+    fn postings(&self, term: &[u8]) -> Result<Arc<RoaringBitmap>, StoreError> {
+        Ok(Arc::new(
+            match self.lexicon()?.get(term, &mut LexScratch::default())? {
+                Some(v) => self.postings_at(v, &mut BlockScratch::default())?,
+                None => RoaringBitmap::new(),
+            },
+        ))
     }
 
     fn union_prefixed(
