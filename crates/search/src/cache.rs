@@ -694,6 +694,48 @@ mod tests {
         assert_eq!(c.stats().term_entries, 0);
     }
 
+    /// Queries whose terms come from the cache (shared bitmaps) on either or both sides of an
+    /// AND, OR or NOT answer as the reader alone does, and leave the cached postings unchanged.
+    #[test]
+    fn queries_over_cached_terms_answer_as_the_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = index(dir.path(), 1);
+        let c = BucketCache::new(64 << 20);
+        let r = c.open_warm(&paths[0]).unwrap();
+        let t = |w: &str| TermQuery::Term(w.as_bytes().to_vec());
+        // Cached: `common` and `word3`; `h1` (a host term) and `word5` are read each time.
+        for w in ["common", "word3"] {
+            c.eval(&paths[0], &r, &t(w)).unwrap();
+        }
+        // Both are kept, so the queries below take them shared.
+        assert_eq!(c.stats().term_entries, 2);
+        let queries = [
+            TermQuery::And(vec![t("common"), t("word3")]),
+            TermQuery::And(vec![t("word5"), t("common")]),
+            TermQuery::And(vec![t("common"), t("word5")]),
+            TermQuery::And(vec![t("word3"), t("word5")]),
+            TermQuery::Or(vec![t("word3"), t("word5"), t("common")]),
+            TermQuery::Not(Box::new(t("word3"))),
+            TermQuery::And(vec![t("common"), TermQuery::Not(Box::new(t("word3")))]),
+        ];
+        for q in &queries {
+            for _ in 0..2 {
+                assert_eq!(
+                    c.eval(&paths[0], &r, q).unwrap(),
+                    r.eval(q).unwrap(),
+                    "{q:?}"
+                );
+            }
+        }
+        for w in ["common", "word3"] {
+            assert_eq!(
+                c.eval(&paths[0], &r, &t(w)).unwrap(),
+                r.eval(&t(w)).unwrap(),
+                "{w}"
+            );
+        }
+    }
+
     #[test]
     fn decoded_postings_stay_within_their_share() {
         let dir = tempfile::tempdir().unwrap();

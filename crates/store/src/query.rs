@@ -122,14 +122,20 @@ fn eval_depth(
                 let b = eval_depth(src, sub, depth + 1)?;
                 let next = match acc {
                     None => b,
-                    // Intersect in place when the left side is this query's own, else into a
+                    // Intersect in place into whichever side is this query's own, else into a
                     // new bitmap: a shared (cached) one is never copied just to be narrowed.
                     Some(a) => Arc::new(match Arc::try_unwrap(a) {
                         Ok(mut a) => {
                             a &= &*b;
                             a
                         }
-                        Err(a) => &*a & &*b,
+                        Err(a) => match Arc::try_unwrap(b) {
+                            Ok(mut b) => {
+                                b &= &*a;
+                                b
+                            }
+                            Err(b) => &*a & &*b,
+                        },
                     }),
                 };
                 if next.is_empty() {
@@ -142,7 +148,11 @@ fn eval_depth(
         TermQuery::Or(qs) => {
             let mut acc = RoaringBitmap::new();
             for sub in qs {
-                acc |= &*eval_depth(src, sub, depth + 1)?;
+                // Move this query's own bitmaps' containers in; copy a shared one's.
+                match Arc::try_unwrap(eval_depth(src, sub, depth + 1)?) {
+                    Ok(own) => acc |= own,
+                    Err(shared) => acc |= &*shared,
+                }
             }
             Arc::new(acc)
         }
