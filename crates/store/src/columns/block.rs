@@ -116,26 +116,14 @@ pub fn decode_block(
         into.raw_len.push(len as u32);
         pos += len;
     }
-    for (v, limit, what) in [
-        (
-            &mut into.host,
-            dict_lens[0] as u64,
-            "dictionary id out of range",
-        ),
-        (
-            &mut into.source,
-            dict_lens[1] as u64,
-            "dictionary id out of range",
-        ),
-        (
-            &mut into.sourcetype,
-            dict_lens[2] as u64,
-            "dictionary id out of range",
-        ),
-        (&mut into.linecount, 1 << 32, "value exceeds u32"),
+    for (v, limit) in [
+        (&mut into.host, dict_lens[0]),
+        (&mut into.source, dict_lens[1]),
+        (&mut into.sourcetype, dict_lens[2]),
     ] {
-        u32_column(&mut r, n, limit, what, v)?;
+        u32_column(&mut r, n, limit as u64, "dictionary id out of range", v)?;
     }
+    u32_column(&mut r, n, 1 << 32, "value exceeds u32", &mut into.linecount)?;
     let start = *into.field_start.last().ok_or("field offsets missing")?;
     let mut end = start;
     into.field_start.reserve(n);
