@@ -113,9 +113,13 @@ pub const ZSTD_LEVEL: i32 = 3;
 /// zstd level of journal slices compressed with the bucket's dictionary. On 16 KiB slices with
 /// a 128 KiB dictionary, level 4 wrote a journal 8–15 % smaller than level 3 on three 140 MB
 /// stretches of the 10 GB corpus (level 6: 15–20 %), compressing at ~250 MB/s instead of ~400
-/// (level 6: ~140) and decompressing as fast. Level 4 keeps slice compression under ~10 % of
-/// ingest CPU.
+/// (level 6: ~140) and decompressing as fast. It is not free: in a `perf` profile of
+/// `lode add oneshot` of 200 MB (session 9), level 4's match finder took 13 % of ingest cycles.
 pub const JOURNAL_LEVEL: i32 = 4;
+/// Compressed journal bytes a read takes at once when it goes on from one slice to the next in
+/// file order (`bucket::journal::ReadAhead`): a dense read took one `pread` per ~1.6 KB slice,
+/// 8 % of its cycles; 128 KiB cut the 1 GB dense search's reads from 64,584 to 3,631.
+pub const READ_AHEAD_BYTES: usize = 128 * 1024;
 /// Bloom filter bits per distinct term: 10 bits and 7 hashes give about 1 % false positives.
 pub const BLOOM_BITS_PER_TERM: u64 = 10;
 /// Number of bloom hash probes (optimal for 10 bits per term is ln 2 · 10 ≈ 7).

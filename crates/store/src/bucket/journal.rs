@@ -11,7 +11,7 @@ use crate::bucket::build::SliceSink;
 use crate::codec::Reader;
 use crate::consts::{
     JOURNAL_DICT_BYTES, JOURNAL_DICT_MIN_BYTES, JOURNAL_DICT_SAMPLE, JOURNAL_DICT_TRAIN_BYTES,
-    JOURNAL_LEVEL, ZSTD_LEVEL,
+    JOURNAL_LEVEL, READ_AHEAD_BYTES, ZSTD_LEVEL,
 };
 use crate::error::{IoContext, StoreError};
 use crate::footer::FooterWriter;
@@ -417,9 +417,6 @@ pub(crate) struct ReadAhead {
     /// Where the last slice asked for ended.
     last_end: Option<u64>,
 }
-
-/// How much [`ReadAhead`] reads at once once a read goes on from one slice to the next.
-pub(crate) const READ_AHEAD_BYTES: usize = 128 * 1024;
 
 impl ReadAhead {
     /// The compressed bytes of slice `e`: from the bytes read ahead when they hold it, else
