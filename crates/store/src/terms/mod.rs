@@ -16,8 +16,10 @@
 //! `HashMap<Box<[u8]>, Vec<u32>>` (the naive twin the property test compares with).
 //!
 //! Two levels: the terms of the last [`BATCH_EVENTS`] events are first deduplicated in a small,
-//! cache-resident [`Batch`] (its own bytes, a chain of event numbers per term); a flush then
-//! looks each distinct batch term up once in the big table and appends its run of numbers. Most
+//! cache-resident [`Batch`] (its own bytes, and one `(number, term)` node per new occurrence, in
+//! order of arrival); a flush groups the nodes by term (a counting sort: sequential reads, where
+//! walking a chain per term waited on a cache miss per node), looks each distinct batch term up
+//! once in the big table and appends its run of numbers. Most
 //! occurrences are repeats of frequent terms, so the big table (tens of MB, a cache miss per
 //! probe) sees one lookup per distinct term per batch instead of one per occurrence. Every
 //! event numbered `num` lands in one batch, so the batch's numbers follow those already in the
@@ -97,7 +99,8 @@ struct Batch {
     terms: Vec<BatchTerm>,
     /// Their bytes.
     bytes: Vec<u8>,
-    /// Event numbers of the batch's terms, chained per term: `(number, next node or NONE)`.
+    /// `(event number, term)` each time an event holds a term it was not yet counted for, in
+    /// order of arrival: a term's numbers ascend.
     nodes: Vec<(u32, u32)>,
     /// Events added to the batch.
     events: u32,
@@ -105,6 +108,16 @@ struct Batch {
     last_num: Option<u32>,
     /// Scratch of a flush: the arena offset of each term (or [`NONE`]: nothing left to add).
     ats: Vec<u32>,
+    /// Scratch of a flush: the nodes grouped by term.
+    grouped: Grouped,
+}
+
+/// A batch's event numbers grouped by term ([`Batch::group`]): term `i`'s numbers are
+/// `nums[at[i]..at[i] + count]`, ascending.
+#[derive(Default)]
+struct Grouped {
+    at: Vec<u32>,
+    nums: Vec<u32>,
 }
 
 /// One distinct term of a [`Batch`].
@@ -114,10 +127,9 @@ struct BatchTerm {
     /// Its bytes: `bytes[start..start + len]`.
     start: u32,
     len: u32,
-    /// First and last node of its event numbers.
+    /// Its first node (the scan of [`Batch::scan`] starts there).
     head: u32,
-    tail: u32,
-    /// Its last event number (the number of node `tail`).
+    /// Its last event number.
     last: u32,
     /// Number of its nodes.
     count: u32,
@@ -168,6 +180,10 @@ impl Batch {
             nodes,
             ..
         } = self;
+        let i = match terms.len() {
+            n if (n as u64) < NONE as u64 => n as u32,
+            _ => return Err(limit("batch terms")),
+        };
         let entry = table.entry(
             spread(h),
             |&i| terms[i as usize].is(bytes, h, t),
@@ -175,11 +191,10 @@ impl Batch {
         );
         match entry {
             hashbrown::hash_table::Entry::Occupied(o) => {
-                let bt = &mut terms[*o.get() as usize];
+                let at = *o.get();
+                let bt = &mut terms[at as usize];
                 if bt.last != num {
-                    nodes[bt.tail as usize].1 = node;
-                    nodes.push((num, NONE));
-                    bt.tail = node;
+                    nodes.push((num, at));
                     bt.last = num;
                     bt.count += 1;
                 }
@@ -190,15 +205,13 @@ impl Batch {
                 start
                     .checked_add(len)
                     .ok_or_else(|| limit("batch term bytes"))?;
-                let i = terms.len() as u32;
                 bytes.extend_from_slice(t);
-                nodes.push((num, NONE));
+                nodes.push((num, i));
                 terms.push(BatchTerm {
                     hash: h,
                     start,
                     len,
                     head: node,
-                    tail: node,
                     last: num,
                     count: 1,
                 });
@@ -208,15 +221,43 @@ impl Batch {
         Ok(())
     }
 
-    /// The event numbers of batch term `i` (none for [`NONE`]).
-    fn tail(&self, i: u32) -> Tail<'_> {
+    /// The event numbers of batch term `i` (none for [`NONE`]), found by scanning the nodes
+    /// from its first: for a lookup of one term, where grouping every node would cost more.
+    fn scan(&self, i: u32) -> Tail<'_> {
         match self.terms.get(i as usize) {
-            Some(bt) => Tail {
-                nodes: &self.nodes,
-                at: bt.head,
+            Some(bt) => Tail::Scan {
+                nodes: &self.nodes[bt.head as usize..],
+                term: i,
                 left: bt.count,
             },
             None => Tail::default(),
+        }
+    }
+
+    /// Groups the nodes by term into `g` (a counting sort by term over the nodes, walked
+    /// backwards so each term's run fills from its end).
+    fn group(&self, g: &mut Grouped) {
+        g.at.clear();
+        let mut end = 0u32;
+        g.at.extend(self.terms.iter().map(|bt| {
+            end += bt.count;
+            end
+        }));
+        g.nums.clear();
+        g.nums.resize(self.nodes.len(), 0);
+        for &(num, term) in self.nodes.iter().rev() {
+            let at = &mut g.at[term as usize];
+            *at -= 1;
+            g.nums[*at as usize] = num;
+        }
+    }
+
+    /// The event numbers of batch term `i` (none for [`NONE`]) in `g`, grouped by
+    /// [`Batch::group`].
+    fn run<'g>(&self, g: &'g Grouped, i: u32) -> &'g [u32] {
+        match (self.terms.get(i as usize), g.at.get(i as usize)) {
+            (Some(bt), Some(&at)) => &g.nums[at as usize..(at + bt.count) as usize],
+            _ => &[],
         }
     }
 
@@ -234,15 +275,37 @@ impl Batch {
             + self.terms.capacity() * size_of::<BatchTerm>()
             + self.bytes.capacity()
             + self.nodes.capacity() * 8
+            + (self.grouped.at.capacity() + self.grouped.nums.capacity()) * 4
     }
 }
 
-/// Event numbers of one term still in the batch: a chain of nodes.
-#[derive(Clone, Default)]
-struct Tail<'a> {
-    nodes: &'a [(u32, u32)],
-    at: u32,
-    left: u32,
+/// Event numbers of one term still in the batch.
+#[derive(Clone)]
+enum Tail<'a> {
+    /// Grouped by [`Batch::group`].
+    Run(std::slice::Iter<'a, u32>),
+    /// The nodes from the term's first on, of which `left` more are the term's.
+    Scan {
+        nodes: &'a [(u32, u32)],
+        term: u32,
+        left: u32,
+    },
+}
+
+impl Default for Tail<'_> {
+    fn default() -> Self {
+        Tail::Run([].iter())
+    }
+}
+
+impl Tail<'_> {
+    /// Numbers left.
+    fn left(&self) -> usize {
+        match self {
+            Tail::Run(it) => it.len(),
+            Tail::Scan { left, .. } => *left as usize,
+        }
+    }
 }
 
 impl Iterator for Tail<'_> {
@@ -250,13 +313,20 @@ impl Iterator for Tail<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<u32> {
-        if self.left == 0 {
-            return None;
+        match self {
+            Tail::Run(it) => it.next().copied(),
+            Tail::Scan { nodes, term, left } => {
+                while *left > 0 {
+                    let (&(num, t), rest) = nodes.split_first()?;
+                    *nodes = rest;
+                    if t == *term {
+                        *left -= 1;
+                        return Some(num);
+                    }
+                }
+                None
+            }
         }
-        let (num, next) = self.nodes[self.at as usize];
-        self.at = next;
-        self.left -= 1;
-        Some(num)
     }
 }
 
@@ -423,14 +493,22 @@ impl TermIndex {
     fn flush(&mut self) -> Result<(), StoreError> {
         let mut batch = std::mem::take(&mut self.batch);
         let mut ats = std::mem::take(&mut batch.ats);
-        let res = self.flush_from(&batch, &mut ats);
+        let mut grouped = std::mem::take(&mut batch.grouped);
+        batch.group(&mut grouped);
+        let res = self.flush_from(&batch, &grouped, &mut ats);
         batch.ats = ats;
+        batch.grouped = grouped;
         batch.clear();
         self.batch = batch;
         res
     }
 
-    fn flush_from(&mut self, batch: &Batch, ats: &mut Vec<u32>) -> Result<(), StoreError> {
+    fn flush_from(
+        &mut self,
+        batch: &Batch,
+        grouped: &Grouped,
+        ats: &mut Vec<u32>,
+    ) -> Result<(), StoreError> {
         // Pass 1: find or insert each term (the big table's misses, one per distinct term).
         ats.clear();
         for (i, bt) in batch.terms.iter().enumerate() {
@@ -439,6 +517,7 @@ impl TermIndex {
                 Some(at) => at,
                 None => {
                     let first = batch.nodes[bt.head as usize].0;
+                    debug_assert_eq!(Some(&first), batch.run(grouped, i as u32).first());
                     let at = self.insert(bt.hash, t, first)?;
                     if bt.count == 1 {
                         ats.push(NONE);
@@ -461,7 +540,7 @@ impl TermIndex {
             let at = ats[i];
             if at != NONE {
                 // The first number of a term just inserted equals its last: `push` skips it.
-                self.push_run(at as usize, batch.tail(i as u32))?;
+                self.push_run(at as usize, batch.run(grouped, i as u32))?;
             }
         }
         Ok(())
@@ -481,25 +560,22 @@ impl TermIndex {
     /// its last number, except the first one of a term just inserted, which equals it: the
     /// batch holds each number once per term, and only numbers past those flushed before).
     #[inline]
-    fn push_run(&mut self, at: usize, mut nums: Tail<'_>) -> Result<(), StoreError> {
+    fn push_run(&mut self, at: usize, mut nums: &[u32]) -> Result<(), StoreError> {
         // Through `push` until the term has a list (it creates it)...
-        loop {
-            if nums.left == 0 {
+        while read_u32(&self.arena, at + 4) == SINGLE {
+            let Some((&num, rest)) = nums.split_first() else {
                 return Ok(());
-            }
-            let num = nums.next().expect("left > 0");
+            };
+            nums = rest;
             self.push(at, num)?;
-            if read_u32(&self.arena, at + 4) != SINGLE {
-                break;
-            }
         }
-        if nums.left == 0 {
+        if nums.is_empty() {
             return Ok(());
         }
         // ... then straight into the list, writing the entry's last number once.
         let mut last = read_u32(&self.arena, at);
         let list = &mut self.lists[read_u32(&self.arena, at + 4) as usize];
-        for num in nums {
+        for &num in nums {
             self.pool
                 .push_varint(&mut list.chain, num - last, list.count)
                 .map_err(|PoolFull| limit("postings"))?;
@@ -590,10 +666,9 @@ impl TermIndex {
         })
     }
 
-    /// The postings of the arena entry at `at` (or none for [`NONE`]) followed by those of batch
-    /// term `b` (or none for [`NONE`]).
-    fn postings(&self, at: u32, b: u32) -> Postings<'_> {
-        let mut tail = self.batch.tail(b);
+    /// The postings of the arena entry at `at` (or none for [`NONE`]) followed by the batch's
+    /// numbers `tail` of the same term.
+    fn postings<'a>(&'a self, at: u32, mut tail: Tail<'a>) -> Postings<'a> {
         if at == NONE {
             return Postings {
                 next: tail.next(),
@@ -638,12 +713,15 @@ impl TermIndex {
         let h = hash32(term);
         let at = self.find(h, term).map_or(NONE, |at| at as u32);
         let b = self.batch.find(h, term).unwrap_or(NONE);
-        (at != NONE || b != NONE).then(|| self.postings(at, b))
+        (at != NONE || b != NONE).then(|| self.postings(at, self.batch.scan(b)))
     }
 
     /// Calls `f` with every term and its postings, in no particular order.
     pub fn for_each_term(&self, mut f: impl FnMut(&[u8], Postings<'_>)) {
         let pending = !self.batch.terms.is_empty();
+        let mut g = Grouped::default();
+        self.batch.group(&mut g);
+        let tail = |b| Tail::Run(self.batch.run(&g, b).iter());
         for at in self.entries() {
             let t = term_at(&self.arena, at);
             let b = if pending {
@@ -651,10 +729,10 @@ impl TermIndex {
             } else {
                 NONE
             };
-            f(t, self.postings(at as u32, b));
+            f(t, self.postings(at as u32, tail(b)));
         }
         for b in self.batch_only() {
-            f(self.batch.term(b), self.postings(NONE, b));
+            f(self.batch.term(b), self.postings(NONE, tail(b)));
         }
     }
 
@@ -664,6 +742,7 @@ impl TermIndex {
         self.table = HashTable::new();
         Ok(SortedTerms {
             order: self.sort_order(),
+            grouped: Grouped::default(), // the batch is empty
             ix: self,
         })
     }
@@ -671,8 +750,11 @@ impl TermIndex {
     /// The terms sorted by bytes, borrowing the collector (which stays usable for lookups:
     /// a hot bucket rolls while searches still read it).
     pub fn sorted(&self) -> SortedTerms<&TermIndex> {
+        let mut grouped = Grouped::default();
+        self.batch.group(&mut grouped);
         SortedTerms {
             order: self.sort_order(),
+            grouped,
             ix: self,
         }
     }
@@ -721,6 +803,8 @@ pub struct SortedTerms<T: std::borrow::Borrow<TermIndex> = TermIndex> {
     /// is kept rather than copying the offsets into a second vector at the memory peak of a
     /// roll; the three fit in 16 bytes).
     order: Vec<(u64, u32, u32)>,
+    /// The pending batch's numbers, grouped.
+    grouped: Grouped,
     ix: T,
 }
 
@@ -738,9 +822,10 @@ impl<T: std::borrow::Borrow<TermIndex>> SortedTerms<T> {
     /// Terms and their postings in ascending byte order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], Postings<'_>)> + '_ {
         let ix = self.ix.borrow();
-        self.order
-            .iter()
-            .map(move |&(_, at, b)| (ix.term_of(at, b), ix.postings(at, b)))
+        self.order.iter().map(move |&(_, at, b)| {
+            let tail = Tail::Run(ix.batch.run(&self.grouped, b).iter());
+            (ix.term_of(at, b), ix.postings(at, tail))
+        })
     }
 }
 
@@ -793,7 +878,7 @@ impl Iterator for Postings<'_> {
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = self
             .next
-            .map_or(0, |_| self.left as usize + 1 + self.tail.left as usize);
+            .map_or(0, |_| self.left as usize + 1 + self.tail.left());
         (n, Some(n))
     }
 }
