@@ -288,9 +288,9 @@ impl IndexWriter {
         // far away) leaves the index short of the WAL, so the lane stops taking appends; the
         // WAL stays the truth for recovery.
         {
-            let mut ix = hot.index.write();
-            for e in batches.iter().flatten() {
-                ix.push(e)?;
+            let events: Vec<&Event> = batches.iter().flatten().collect();
+            hot.index.write().push_all(&events)?;
+            for e in events {
                 hot.events += 1;
                 hot.raw_bytes += e.raw.len() as u64;
                 hot.min_time = hot.min_time.min(e.time);

@@ -160,6 +160,11 @@ impl HotIndex {
     pub fn push(&mut self, e: &Event) -> Result<(), StoreError> {
         self.builder.push(e, &mut self.slices)
     }
+
+    /// Adds the next events, in order (see [`Builder::push_all`]).
+    pub fn push_all(&mut self, events: &[&Event]) -> Result<(), StoreError> {
+        self.builder.push_all(events, &mut self.slices)
+    }
 }
 
 /// A hot index shared between its writer (or replayer) and the snapshots of searches. The lock
