@@ -8,12 +8,12 @@ use std::sync::{Mutex, OnceLock};
 
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, Method, StatusCode};
+use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use super::listing::{self, Item, Value};
 use super::roles::{forbidden, index_access, rights};
-use super::{authenticate, error, param, params, RestState};
+use super::{error, param, params, RestState, Session};
 use crate::format::format_time;
 
 /// What an index holds.
@@ -142,14 +142,10 @@ fn answer(p: &[(String, String)], infos: &[IndexInfo], status: StatusCode) -> Re
 pub async fn collection(
     State(st): State<RestState>,
     RawQuery(q): RawQuery,
-    headers: HeaderMap,
+    s: Session,
     method: Method,
     body: Bytes,
 ) -> Response {
-    let s = match authenticate(&st, &headers) {
-        Ok(s) => s,
-        Err(f) => return f.into_response(),
-    };
     let p = params(q.as_deref(), &body);
     let e = rights(st.app.node.home(), &s.roles);
     if method == Method::GET {
@@ -201,12 +197,8 @@ pub async fn one(
     State(st): State<RestState>,
     Path(path): Path<HashMap<String, String>>,
     RawQuery(q): RawQuery,
-    headers: HeaderMap,
+    s: Session,
 ) -> Response {
-    let s = match authenticate(&st, &headers) {
-        Ok(s) => s,
-        Err(f) => return f.into_response(),
-    };
     let name = path.get("name").cloned().unwrap_or_default();
     let access = index_access(&rights(st.app.node.home(), &s.roles));
     if !st.app.node.has_index(&name) || !access.allows(&name) {

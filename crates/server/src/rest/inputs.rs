@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use lode_node::hec::{HecConfig, HecToken};
 
@@ -45,11 +45,11 @@ fn answer(p: &[(String, String)], tokens: &[&HecToken], status: StatusCode) -> R
     listing::answer(p, "http", "/services/data/inputs/http", &items, status)
 }
 
-/// The caller when they have the `edit_token_http` capability; else the refusal (401 or 403).
-fn admin(st: &RestState, headers: &HeaderMap) -> Result<(Session, Effective), Fail> {
+/// The caller when they have the `edit_token_http` capability; else the refusal (403).
+fn admin(st: &RestState, s: Session) -> Result<(Session, Effective), Fail> {
     require(
         st,
-        headers,
+        s,
         &["edit_token_http", "admin_all_objects"],
         "manage HTTP Event Collector tokens",
     )
@@ -137,11 +137,11 @@ fn config_error(e: lode_node::NodeError) -> Response {
 pub async fn collection(
     State(st): State<RestState>,
     RawQuery(q): RawQuery,
-    headers: HeaderMap,
+    s: Session,
     method: axum::http::Method,
     body: Bytes,
 ) -> Response {
-    let (s, e) = match admin(&st, &headers) {
+    let (s, e) = match admin(&st, s) {
         Ok(x) => x,
         Err(r) => return r.into_response(),
     };
@@ -181,11 +181,11 @@ pub async fn one(
     State(st): State<RestState>,
     Path(path): Path<HashMap<String, String>>,
     RawQuery(q): RawQuery,
-    headers: HeaderMap,
+    s: Session,
     method: axum::http::Method,
     body: Bytes,
 ) -> Response {
-    let (s, e) = match admin(&st, &headers) {
+    let (s, e) = match admin(&st, s) {
         Ok(x) => x,
         Err(r) => return r.into_response(),
     };

@@ -65,6 +65,20 @@ impl Session {
     }
 }
 
+/// A REST handler's caller, authenticated by [`authenticate`]: a handler that takes a `Session`
+/// runs only for a valid session key, Basic credentials or session cookie, and anyone else gets
+/// Splunk's 401 answer.
+impl axum::extract::FromRequestParts<RestState> for Session {
+    type Rejection = Fail;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        st: &RestState,
+    ) -> Result<Self, Fail> {
+        authenticate(st, &parts.headers)
+    }
+}
+
 /// Session keys → sessions.
 #[derive(Default)]
 pub struct Sessions(Mutex<HashMap<String, Session>>);
@@ -515,14 +529,7 @@ fn host_name() -> String {
         .unwrap_or_else(|_| "lode".into())
 }
 
-async fn server_info(
-    State(st): State<RestState>,
-    RawQuery(q): RawQuery,
-    headers: HeaderMap,
-) -> Response {
-    if let Err(r) = authenticate(&st, &headers) {
-        return r.into_response();
-    }
+async fn server_info(RawQuery(q): RawQuery, _caller: Session) -> Response {
     let p = params(q.as_deref(), b"");
     let content: Vec<(&str, String)> = vec![
         ("version", SPLUNK_VERSION.into()),
@@ -588,10 +595,7 @@ async fn server_info(
         .into_response()
 }
 
-async fn messages(State(st): State<RestState>, headers: HeaderMap) -> Response {
-    if let Err(r) = authenticate(&st, &headers) {
-        return r.into_response();
-    }
+async fn messages(_caller: Session) -> Response {
     (
         [(header::CONTENT_TYPE, "text/xml; charset=UTF-8")],
         atom::feed("messages", "/services/messages", &now_iso(), &[]),
@@ -685,13 +689,9 @@ async fn run_search(
 async fn create_job(
     State(st): State<RestState>,
     RawQuery(q): RawQuery,
-    headers: HeaderMap,
+    session: Session,
     body: Bytes,
 ) -> Response {
-    let session = match authenticate(&st, &headers) {
-        Ok(s) => s,
-        Err(r) => return r.into_response(),
-    };
     let p = params(q.as_deref(), &body);
     match param(&p, "exec_mode").unwrap_or("normal") {
         "oneshot" => {}
@@ -750,13 +750,9 @@ async fn create_job(
 async fn export(
     State(st): State<RestState>,
     RawQuery(q): RawQuery,
-    headers: HeaderMap,
+    session: Session,
     body: Bytes,
 ) -> Response {
-    let session = match authenticate(&st, &headers) {
-        Ok(s) => s,
-        Err(r) => return r.into_response(),
-    };
     let p = params(q.as_deref(), &body);
     if param(&p, "exec_mode").is_some() {
         return error(
@@ -1173,12 +1169,8 @@ fn feed_json(entries: Vec<serde_json::Value>) -> Response {
 async fn list_jobs(
     State(st): State<RestState>,
     RawQuery(q): RawQuery,
-    headers: HeaderMap,
+    Session { user, .. }: Session,
 ) -> Response {
-    let user = match authenticate(&st, &headers) {
-        Ok(s) => s.user,
-        Err(r) => return r.into_response(),
-    };
     let p = params(q.as_deref(), b"");
     let count = param(&p, "count")
         .and_then(|c| c.parse::<usize>().ok())
@@ -1212,15 +1204,14 @@ async fn list_jobs(
     ([(header::CONTENT_TYPE, "text/xml; charset=UTF-8")], body).into_response()
 }
 
-/// The job `{sid}` of the path, if the request's user owns it; else the 401 or 404 answer.
+/// The job `{sid}` of the path, if `user` owns it; else the 404 answer.
 fn caller_job(
     st: &RestState,
-    headers: &HeaderMap,
+    user: &str,
     path: &HashMap<String, String>,
 ) -> Result<(Arc<jobs::Job>, String), Fail> {
-    let user = authenticate(st, headers)?.user;
     let sid = path.get("sid").cloned().unwrap_or_default();
-    match st.jobs.get(&sid, &user) {
+    match st.jobs.get(&sid, user) {
         Some(j) => Ok((j, sid)),
         None => Err(no_job(&sid)),
     }
@@ -1261,9 +1252,9 @@ async fn job_status(
     State(st): State<RestState>,
     axum::extract::Path(path): axum::extract::Path<HashMap<String, String>>,
     RawQuery(q): RawQuery,
-    headers: HeaderMap,
+    Session { user, .. }: Session,
 ) -> Response {
-    let (j, _) = match caller_job(&st, &headers, &path) {
+    let (j, _) = match caller_job(&st, &user, &path) {
         Ok(x) => x,
         Err(r) => return r.into_response(),
     };
@@ -1282,9 +1273,9 @@ async fn job_status(
 async fn delete_job(
     State(st): State<RestState>,
     axum::extract::Path(path): axum::extract::Path<HashMap<String, String>>,
-    headers: HeaderMap,
+    Session { user, .. }: Session,
 ) -> Response {
-    let sid = match caller_job(&st, &headers, &path) {
+    let sid = match caller_job(&st, &user, &path) {
         Ok((_, sid)) => sid,
         Err(r) => return r.into_response(),
     };
@@ -1300,10 +1291,10 @@ async fn control(
     State(st): State<RestState>,
     axum::extract::Path(path): axum::extract::Path<HashMap<String, String>>,
     RawQuery(q): RawQuery,
-    headers: HeaderMap,
+    Session { user, .. }: Session,
     body: Bytes,
 ) -> Response {
-    let (j, sid) = match caller_job(&st, &headers, &path) {
+    let (j, sid) = match caller_job(&st, &user, &path) {
         Ok(x) => x,
         Err(r) => return r.into_response(),
     };
@@ -1330,10 +1321,10 @@ async fn job_rows(
     State(st): State<RestState>,
     axum::extract::Path(path): axum::extract::Path<HashMap<String, String>>,
     RawQuery(q): RawQuery,
-    headers: HeaderMap,
+    Session { user, .. }: Session,
     body: Bytes,
 ) -> Response {
-    let (j, _) = match caller_job(&st, &headers, &path) {
+    let (j, _) = match caller_job(&st, &user, &path) {
         Ok(x) => x,
         Err(r) => return r.into_response(),
     };

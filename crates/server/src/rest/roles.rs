@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, Method, StatusCode};
+use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use lode_node::roles::{
     parse_duration, split_list, Effective, Role, Roles, BUILTIN_ROLES, WRITE_INDEXES_KEY,
@@ -18,7 +18,7 @@ use lode_node::Home;
 use lode_search::plan::index::IndexAccess;
 
 use super::listing::{self, Item, Value};
-use super::{authenticate, error, fail, param, params, Fail, RestState, Session};
+use super::{error, fail, param, params, Fail, RestState, Session};
 
 const ORIGIN: &str = "/services/authorization/roles";
 
@@ -61,15 +61,14 @@ pub fn write_refusal(user: &str, index: &str) -> String {
     format!("You (user={user}) do not have permission to write to index={index}")
 }
 
-/// The caller's session and rights when they hold one of `caps`; else 401 or 403 saying what
+/// The caller's session and rights when they hold one of `caps`; else 403 saying what
 /// they may not do (`what`: "create users").
 pub fn require(
     st: &RestState,
-    headers: &HeaderMap,
+    s: Session,
     caps: &[&str],
     what: &str,
 ) -> Result<(Session, Effective), Fail> {
-    let s = authenticate(st, headers)?;
     let e = rights(st.app.node.home(), &s.roles);
     if e.has_any(caps) {
         return Ok((s, e));
@@ -240,14 +239,10 @@ fn sees_all(e: &Effective) -> bool {
 pub async fn collection(
     State(st): State<RestState>,
     RawQuery(q): RawQuery,
-    headers: HeaderMap,
+    s: Session,
     method: Method,
     body: Bytes,
 ) -> Response {
-    let s = match authenticate(&st, &headers) {
-        Ok(s) => s,
-        Err(f) => return f.into_response(),
-    };
     let home = st.app.node.home().clone();
     let e = rights(&home, &s.roles);
     let p = params(q.as_deref(), &body);
@@ -305,14 +300,10 @@ pub async fn one(
     State(st): State<RestState>,
     Path(path): Path<HashMap<String, String>>,
     RawQuery(q): RawQuery,
-    headers: HeaderMap,
+    s: Session,
     method: Method,
     body: Bytes,
 ) -> Response {
-    let s = match authenticate(&st, &headers) {
-        Ok(s) => s,
-        Err(f) => return f.into_response(),
-    };
     let home = st.app.node.home().clone();
     let e = rights(&home, &s.roles);
     let name = path.get("name").cloned().unwrap_or_default();

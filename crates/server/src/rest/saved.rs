@@ -19,14 +19,14 @@ use std::sync::Mutex;
 
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::http::{header, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
 use super::atom;
 use super::listing::{self, Acl, Item, Value};
-use super::{authenticate, error, param, params, RestState};
+use super::{error, param, params, RestState, Session};
 
 /// The configuration file saved searches live in.
 pub const SAVED_CONF: &str = "savedsearches.conf";
@@ -252,14 +252,10 @@ async fn collection(
     State(st): State<RestState>,
     Path(path): Path<HashMap<String, String>>,
     RawQuery(q): RawQuery,
-    headers: HeaderMap,
+    s: Session,
     method: Method,
     body: Bytes,
 ) -> Response {
-    let s = match authenticate(&st, &headers) {
-        Ok(s) => s,
-        Err(f) => return f.into_response(),
-    };
     let Some(app) = app_of(&path) else {
         return bad("invalid app name");
     };
@@ -317,14 +313,10 @@ async fn one(
     State(st): State<RestState>,
     Path(path): Path<HashMap<String, String>>,
     RawQuery(q): RawQuery,
-    headers: HeaderMap,
+    s: Session,
     method: Method,
     body: Bytes,
 ) -> Response {
-    let s = match authenticate(&st, &headers) {
-        Ok(s) => s,
-        Err(f) => return f.into_response(),
-    };
     let Some(app) = app_of(&path) else {
         return bad("invalid app name");
     };
@@ -368,15 +360,7 @@ async fn one(
     }
 }
 
-async fn parser(
-    State(st): State<RestState>,
-    RawQuery(q): RawQuery,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    if let Err(f) = authenticate(&st, &headers) {
-        return f.into_response();
-    }
+async fn parser(RawQuery(q): RawQuery, _caller: Session, body: Bytes) -> Response {
     let p = params(q.as_deref(), &body);
     let text = param(&p, "q").unwrap_or_default().trim();
     let json = param(&p, "output_mode") == Some("json");

@@ -7,14 +7,14 @@ use std::collections::HashMap;
 
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, Method, StatusCode};
+use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use lode_node::roles::Effective;
 use lode_node::users::{hash_password, User, Users};
 
 use super::listing::{self, Item, Value};
 use super::roles::{check_exist, rights};
-use super::{authenticate, error, param, params, RestState};
+use super::{error, param, params, RestState, Session};
 
 /// Whether `e` may manage every user (create, delete, set roles and passwords).
 fn manages_users(e: &Effective) -> bool {
@@ -56,14 +56,10 @@ fn roles_param(p: &[(String, String)]) -> Option<Vec<String>> {
 pub async fn collection(
     State(st): State<RestState>,
     RawQuery(q): RawQuery,
-    headers: HeaderMap,
+    s: Session,
     method: Method,
     body: Bytes,
 ) -> Response {
-    let s = match authenticate(&st, &headers) {
-        Ok(s) => s,
-        Err(f) => return f.into_response(),
-    };
     let p = params(q.as_deref(), &body);
     let home = st.app.node.home().clone();
     let admin = manages_users(&rights(&home, &s.roles));
@@ -129,14 +125,10 @@ pub async fn one(
     State(st): State<RestState>,
     Path(path): Path<HashMap<String, String>>,
     RawQuery(q): RawQuery,
-    headers: HeaderMap,
+    s: Session,
     method: Method,
     body: Bytes,
 ) -> Response {
-    let s = match authenticate(&st, &headers) {
-        Ok(s) => s,
-        Err(f) => return f.into_response(),
-    };
     let name = path.get("name").cloned().unwrap_or_default();
     let p = params(q.as_deref(), &body);
     let home = st.app.node.home().clone();

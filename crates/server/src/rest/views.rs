@@ -14,13 +14,13 @@ use std::path::PathBuf;
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::http::{header, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
 use super::saved::{app_of, safe_name, user_app_local};
-use super::{authenticate, error, now_iso, RestState};
+use super::{error, now_iso, RestState, Session};
 
 /// Largest dashboard document, in bytes.
 pub const MAX_DASHBOARD: usize = 1 << 20;
@@ -106,12 +106,8 @@ pub fn validate(doc: &serde_json::Value) -> Result<(), String> {
 async fn collection(
     State(st): State<RestState>,
     Path(path): Path<HashMap<String, String>>,
-    headers: HeaderMap,
+    s: Session,
 ) -> Response {
-    let s = match authenticate(&st, &headers) {
-        Ok(s) => s,
-        Err(f) => return f.into_response(),
-    };
     let Some(app) = app_of(&path) else {
         return error(StatusCode::BAD_REQUEST, "ERROR", "invalid app name");
     };
@@ -142,14 +138,10 @@ async fn collection(
 async fn one(
     State(st): State<RestState>,
     Path(path): Path<HashMap<String, String>>,
-    headers: HeaderMap,
+    s: Session,
     method: Method,
     body: Bytes,
 ) -> Response {
-    let s = match authenticate(&st, &headers) {
-        Ok(s) => s,
-        Err(f) => return f.into_response(),
-    };
     let Some(app) = app_of(&path) else {
         return error(StatusCode::BAD_REQUEST, "ERROR", "invalid app name");
     };
