@@ -23,7 +23,7 @@ use lode_event::Event;
 use roaring::RoaringBitmap;
 
 use crate::bucket::build::{Builder, SliceSink, CHUNK_EVENTS};
-use crate::bucket::journal::{slice_compressor, train_dictionary};
+use crate::bucket::journal::train_and_compress;
 use crate::bucket::{read_events_with, BucketRead, EventView, IndexedFields, SliceSource};
 use crate::columns::{Columns, EventColumns};
 use crate::consts::{JOURNAL_DICT_TRAIN_BYTES, WAL_FILE};
@@ -95,12 +95,11 @@ impl SharedSlices {
                 HotSlice::Frame { .. } => None,
             })
             .collect();
-        let bytes = train_dictionary(&raw);
-        let mut comp = slice_compressor(&bytes).map_err(hot_io)?;
-        for (s, r) in self.list.iter_mut().zip(&raw) {
+        let (bytes, comp, frames) = train_and_compress(&raw).map_err(hot_io)?;
+        for ((s, r), data) in self.list.iter_mut().zip(&raw).zip(frames) {
             *s = HotSlice::Frame {
                 ulen: r.len() as u32,
-                data: comp.compress(r).map_err(hot_io)?.into(),
+                data: data.into(),
             };
         }
         let ddict = crate::dctx::Dict::new(&bytes);

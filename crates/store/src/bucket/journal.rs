@@ -258,6 +258,22 @@ pub(crate) fn slice_compressor(dict: &[u8]) -> std::io::Result<zstd::bulk::Compr
     }
 }
 
+/// Trains the journal dictionary on `held` (a journal's first slices, held back raw) and
+/// compresses them with it: the dictionary (empty: none), a compressor with it for the slices
+/// that follow, and the frames of the held slices, in order. What a hot bucket
+/// (`bucket::hot`) and a warm write ([`JournalSink`]) each do once their first slices are in.
+pub(crate) fn train_and_compress<S: AsRef<[u8]>>(
+    held: &[S],
+) -> std::io::Result<(Vec<u8>, zstd::bulk::Compressor<'static>, Vec<Vec<u8>>)> {
+    let dict = train_dictionary(held);
+    let mut comp = slice_compressor(&dict)?;
+    let frames = held
+        .iter()
+        .map(|s| comp.compress(s.as_ref()))
+        .collect::<std::io::Result<_>>()?;
+    Ok((dict, comp, frames))
+}
+
 /// Writes compressed slices to `journal.zst` and records the table.
 ///
 /// With a dictionary ([`JournalSink::with_dictionary`]) the first slices, up to
@@ -321,12 +337,10 @@ impl JournalSink {
         let Some(pending) = self.pending.take() else {
             return Ok(());
         };
-        self.dict = train_dictionary(&pending);
-        if !self.dict.is_empty() {
-            self.comp = slice_compressor(&self.dict).at(&self.path)?;
-        }
-        for raw in &pending {
-            self.compress(raw)?;
+        let (dict, comp, frames) = train_and_compress(&pending).at(&self.path)?;
+        (self.dict, self.comp) = (dict, comp);
+        for (raw, frame) in pending.iter().zip(&frames) {
+            self.put_compressed(raw.len() as u32, frame)?;
         }
         Ok(())
     }
