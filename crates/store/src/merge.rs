@@ -372,8 +372,10 @@ fn merge_terms(
         list.clear();
         let mut add = |k: usize, value: u64, heap: &mut BinaryHeap<_>| -> Result<(), StoreError> {
             let c = &mut cursors[k];
-            let bm = c.bucket.postings_at(value, &mut c.postings)?;
-            list.extend(bm.iter().map(|n| c.base + n));
+            let start = list.len();
+            c.bucket
+                .extend_postings(value, &mut c.postings, &mut list)?;
+            list[start..].iter_mut().for_each(|n| *n += c.base);
             if let Some((t, v)) = c.next()? {
                 heap.push(std::cmp::Reverse((t, k, v)));
             }

@@ -169,13 +169,19 @@ fn roaring_size(list: &[u32]) -> usize {
 
 /// Reads the entry at `offset` of an uncompressed block.
 pub fn decode_entry(block: &[u8], offset: usize) -> Result<RoaringBitmap, String> {
+    let (kind, data) = entry_at(block, offset)?;
+    decode_data(kind, data)
+}
+
+/// The kind and data of the entry at `offset` of an uncompressed block.
+fn entry_at(block: &[u8], offset: usize) -> Result<(u8, &[u8]), &'static str> {
     let head = block.get(offset..).ok_or("entry offset beyond its block")?;
     let (kind, h, len) = parse_header(head)?;
     let data = usize::try_from(len)
         .ok()
         .and_then(|l| head.get(h..h.checked_add(l)?))
         .ok_or("entry runs past the end of its block")?;
-    decode_data(kind, data)
+    Ok((kind, data))
 }
 
 /// Appends `list` (ascending) as runs: `(gap, len - 1)` varint pairs.
@@ -209,12 +215,41 @@ pub fn parse_header(head: &[u8]) -> Result<(u8, usize, u64), &'static str> {
 
 /// Decodes entry data of `kind` into a bitmap.
 pub fn decode_data(kind: u8, data: &[u8]) -> Result<RoaringBitmap, String> {
-    if kind == KIND_ROARING {
-        return RoaringBitmap::deserialize_from(data).map_err(|e| e.to_string());
+    match kind {
+        KIND_ROARING => RoaringBitmap::deserialize_from(data).map_err(|e| e.to_string()),
+        KIND_RUNS => {
+            let mut out = RoaringBitmap::new();
+            for_each_run(kind, data, |first, last| {
+                out.insert_range(first..=last);
+            })?;
+            Ok(out)
+        }
+        _ => {
+            let mut out = Vec::new();
+            for_each_run(kind, data, |n, _| out.push(n))?;
+            RoaringBitmap::from_sorted_iter(out).map_err(|e| e.to_string())
+        }
     }
+}
+
+/// Appends the event numbers of the entry at `offset` of an uncompressed block to `out`,
+/// ascending, without building a bitmap: what a merge, which rewrites every list, reads.
+pub fn decode_entry_into(block: &[u8], offset: usize, out: &mut Vec<u32>) -> Result<(), String> {
+    let (kind, data) = entry_at(block, offset)?;
+    if kind == KIND_ROARING {
+        let bm = RoaringBitmap::deserialize_from(data).map_err(|e| e.to_string())?;
+        out.extend(bm.iter());
+        return Ok(());
+    }
+    for_each_run(kind, data, |first, last| out.extend(first..=last))
+}
+
+/// Calls `f(first, last)` for each run of consecutive numbers of entry data of `kind`
+/// ([`KIND_RUNS`] or [`KIND_DELTAS`], whose numbers come as runs of one), in ascending order;
+/// checks that they ascend and stay below `u32::MAX`.
+fn for_each_run(kind: u8, data: &[u8], mut f: impl FnMut(u32, u32)) -> Result<(), String> {
     let mut r = Reader::new(data);
     if kind == KIND_RUNS {
-        let mut out = RoaringBitmap::new();
         let mut next = 0u64;
         while !r.is_empty() {
             let start = next.checked_add(r.varint()?).ok_or("run overflow")?;
@@ -222,14 +257,13 @@ pub fn decode_data(kind: u8, data: &[u8]) -> Result<RoaringBitmap, String> {
             if end > u32::MAX as u64 - 1 {
                 return Err("event number overflow".into());
             }
-            out.insert_range(start as u32..=end as u32);
+            f(start as u32, end as u32);
             next = end + 1;
         }
-        return Ok(out);
+        return Ok(());
     }
     let mut prev = 0u64;
     let mut first = true;
-    let mut out = Vec::new();
     while !r.is_empty() {
         let d = r.varint()?;
         if !first && d == 0 {
@@ -240,9 +274,9 @@ pub fn decode_data(kind: u8, data: &[u8]) -> Result<RoaringBitmap, String> {
             .checked_add(d)
             .filter(|&p| p <= u32::MAX as u64)
             .ok_or("event number overflow")?;
-        out.push(prev as u32);
+        f(prev as u32, prev as u32);
     }
-    RoaringBitmap::from_sorted_iter(out).map_err(|e| e.to_string())
+    Ok(())
 }
 
 #[cfg(test)]
@@ -281,7 +315,20 @@ mod tests {
                     decode_entry(&postings, offset).unwrap().into_iter().collect()
                 }
             };
-            prop_assert_eq!(got, list);
+            prop_assert_eq!(&got, &list);
+            // Straight into a list (what a merge reads), after numbers already there, for the
+            // layout the writer picks either way.
+            for read_whole in [false, true] {
+                let mut entry = Vec::new();
+                if encode(&list, &mut entry, &mut scratch, read_whole).unwrap().is_none() {
+                    let mut into = vec![7, 8];
+                    decode_entry_into(&entry, 0, &mut into).unwrap();
+                    prop_assert_eq!(&into[..2], &[7, 8]);
+                    prop_assert_eq!(&into[2..], &list[..]);
+                    let bm: Vec<u32> = decode_entry(&entry, 0).unwrap().into_iter().collect();
+                    prop_assert_eq!(&bm, &list);
+                }
+            }
         }
 
         #[test]

@@ -181,6 +181,38 @@ impl WarmBucket {
         Ok(bm)
     }
 
+    /// Appends the event numbers a lexicon value points at to `out` (ascending), validating
+    /// them against the event count as [`WarmBucket::postings_at`] does, without building a
+    /// bitmap (a merge rewrites every term's list, most of them a single inline number).
+    pub fn extend_postings(
+        &self,
+        value: u64,
+        scratch: &mut BlockScratch,
+        out: &mut Vec<u32>,
+    ) -> Result<(), StoreError> {
+        let start = out.len();
+        match postings::decode_value(value) {
+            postings::Value::Inline(n) => out.push(n),
+            postings::Value::Entry { block, offset } => {
+                let p = self.path.join(POSTINGS_FILE);
+                let data = self.postings_block(block, scratch, &p)?;
+                postings::decode_entry_into(data, offset, out).map_err(|r| {
+                    StoreError::corrupt(&p, format!("postings block {block} offset {offset}: {r}"))
+                })?;
+            }
+        }
+        if out[start..]
+            .last()
+            .is_some_and(|&m| m as u64 >= self.meta.event_count)
+        {
+            return Err(StoreError::corrupt(
+                self.path.join(POSTINGS_FILE),
+                "postings name a missing event",
+            ));
+        }
+        Ok(())
+    }
+
     /// Postings block `block`, decompressed, from `scratch` or read into it (replacing the
     /// block used less recently).
     fn postings_block<'s>(
