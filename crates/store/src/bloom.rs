@@ -100,6 +100,16 @@ impl Bloom {
         }
     }
 
+    /// A writer that fills this (blocked) filter with several inserts' cache misses in flight.
+    pub fn writer(self) -> BloomWriter {
+        debug_assert!(self.blocked, "only the blocked layout is written");
+        BloomWriter {
+            bloom: self,
+            pending: [(0, 0); WRITER_LAG],
+            n: 0,
+        }
+    }
+
     /// Whether the term may be present (false means certainly absent).
     pub fn may_contain(&self, term: &[u8]) -> bool {
         self.probes(term, |w, m| self.words[w] & m != 0)
@@ -156,6 +166,56 @@ fn blocked_slot(term: &[u8], nblocks: u64) -> (u64, u64) {
     let h = xxh3_128(term);
     let (h1, h2) = (h as u64, (h >> 64) as u64);
     (((h1 as u128 * nblocks as u128) >> 64) as u64, h2)
+}
+
+/// Inserts a [`BloomWriter`] keeps in flight.
+const WRITER_LAG: usize = 8;
+
+/// Fills a blocked [`Bloom`] one term at a time, as a bucket's terms are written: each insert
+/// finds its block and prefetches it, and sets its bits [`WRITER_LAG`] inserts later, so the
+/// cache misses of several inserts overlap (a filter of millions of terms is far larger than
+/// the cache, and a plain insert waits for its block). [`BloomWriter::finish`] sets the bits
+/// still pending; the filter is only read after it.
+pub struct BloomWriter {
+    bloom: Bloom,
+    /// `(first word of the block, probe hash)` of the last inserts, in a ring.
+    pending: [(usize, u64); WRITER_LAG],
+    /// Inserts so far.
+    n: usize,
+}
+
+impl BloomWriter {
+    /// Adds a term.
+    pub fn insert(&mut self, term: &[u8]) {
+        let nblocks = (self.bloom.words.len() / BLOCK_WORDS) as u64;
+        let (block, h2) = blocked_slot(term, nblocks);
+        let first = block as usize * BLOCK_WORDS;
+        crate::terms::prefetch(self.bloom.words[first..].as_ptr());
+        let slot = self.n % WRITER_LAG;
+        if self.n >= WRITER_LAG {
+            let (first, h2) = self.pending[slot];
+            self.set(first, h2);
+        }
+        self.pending[slot] = (first, h2);
+        self.n += 1;
+    }
+
+    /// The filter, with every term inserted.
+    pub fn finish(mut self) -> Bloom {
+        for i in self.n.saturating_sub(WRITER_LAG)..self.n {
+            let (first, h2) = self.pending[i % WRITER_LAG];
+            self.set(first, h2);
+        }
+        self.bloom
+    }
+
+    fn set(&mut self, first: usize, h2: u64) {
+        let words = &mut self.bloom.words[first..first + BLOCK_WORDS];
+        block_probes(self.bloom.k, h2, |w, m| {
+            words[w] |= m;
+            true
+        });
+    }
 }
 
 /// Calls `f` with the (word within the block, bit mask) of each of `k` probes while it returns
@@ -297,6 +357,24 @@ impl BloomFile {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The writer's deferred inserts set exactly the bits of plain inserts, for term counts
+    /// below, at and past its lag.
+    #[test]
+    fn writer_sets_the_bits_of_plain_inserts() {
+        for n in [0, 1, WRITER_LAG - 1, WRITER_LAG, WRITER_LAG + 1, 1000] {
+            let terms: Vec<String> = (0..n).map(|i| format!("term{i}")).collect();
+            let mut plain = Bloom::with_capacity(n as u64);
+            let mut w = Bloom::with_capacity(n as u64).writer();
+            for t in &terms {
+                plain.insert(t.as_bytes());
+                w.insert(t.as_bytes());
+            }
+            let written = w.finish();
+            assert_eq!(written, plain, "{n} terms");
+            assert!(terms.iter().all(|t| written.may_contain(t.as_bytes())));
+        }
+    }
 
     /// A classic filter as older buckets hold (the layout is still read).
     fn classic(terms: &[&[u8]]) -> Bloom {

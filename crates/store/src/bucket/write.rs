@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use hashbrown::HashTable;
 use xxhash_rust::xxh3::xxh3_128;
 
-use crate::bloom::Bloom;
+use crate::bloom::{Bloom, BloomWriter};
 use crate::bucket::build::{Builder, SliceSink};
 use crate::bucket::hot::{HotSlice, SharedSlices};
 use crate::bucket::journal::{encode_slices, Dicts, JournalSink};
@@ -135,7 +135,7 @@ fn is_metadata_term(term: &[u8]) -> bool {
 /// (a table of ~4 MB). Naive twin: writing every entry (readers see the same lists).
 pub(crate) struct TermsWriter {
     dir: PathBuf,
-    bloom: Bloom,
+    bloom: BloomWriter,
     lex: LexiconWriter,
     /// The postings block being filled.
     post: Vec<u8>,
@@ -174,7 +174,7 @@ impl TermsWriter {
         let post_path = dir.join(POSTINGS_FILE);
         Ok(TermsWriter {
             dir: dir.to_path_buf(),
-            bloom: Bloom::with_capacity(capacity),
+            bloom: Bloom::with_capacity(capacity).writer(),
             lex: LexiconWriter::create(&dir.join(LEXICON_FILE))?,
             post: Vec::new(),
             blocks: JournalSink::create(&post_path, magic::POSTINGS)?,
@@ -288,7 +288,7 @@ impl TermsWriter {
             "terms written"
         );
         let mut b = Vec::new();
-        self.bloom.encode(&mut b);
+        self.bloom.finish().encode(&mut b);
         append_footer(&mut b, magic::BLOOM);
         write_file(&self.dir.join(BLOOM_FILE), &b)?;
         Ok(self.terms)
