@@ -141,7 +141,10 @@ impl Builder {
     /// collected on a second thread while this one fills the columns and compresses the
     /// slices: the two halves share nothing, and each is about a third of ingest's CPU, so one
     /// pipeline set's indexing stage no longer does both in turn (the same CPU, less wall
-    /// time when a core is free).
+    /// time when a core is free). After an error the two halves may hold different numbers of
+    /// events, as after a failed [`Builder::push`] they may differ by one: the writer stops
+    /// taking events into the bucket then (its WAL stays the truth), and a search that meets a
+    /// number the columns lack gets an error, not a wrong event.
     pub fn push_all(
         &mut self,
         events: &[&Event],
