@@ -139,10 +139,8 @@ fn encode_entry(
     };
     let slack = if read_whole { scratch.len() / 4 } else { 0 };
     if roaring < scratch.len().saturating_add(slack) {
-        let bm = RoaringBitmap::from_sorted_iter(list.iter().copied())
-            .map_err(|e| std::io::Error::other(e.to_string()))?;
         scratch.clear();
-        bm.serialize_into(&mut *scratch)?;
+        serialize_roaring(list, scratch);
         kind = KIND_ROARING;
     }
     postings.push(kind);
@@ -151,18 +149,84 @@ fn encode_entry(
     Ok(())
 }
 
+/// Number of `list`'s leading numbers in the 2^16-number roaring container of the first.
+#[inline]
+fn container_len(list: &[u32]) -> usize {
+    let key = list[0] >> 16;
+    list.partition_point(|&x| x >> 16 == key)
+}
+
+/// Bytes of a serialized roaring container of `n` numbers: an array of u16 up to 4096, else a
+/// bitmap.
+#[inline]
+fn container_bytes(n: usize) -> usize {
+    if n <= 4096 {
+        2 * n
+    } else {
+        8192
+    }
+}
+
+/// Appends the portable roaring serialization of `list` (ascending, without repeats) to `out`,
+/// byte for byte what `RoaringBitmap::from_sorted_iter(list)` then `serialize_into` write,
+/// without building the bitmap: the cookie without run containers and the container count,
+/// `(key u16, cardinality − 1 u16)` per container, each container's offset u32 from the
+/// start, then each container's numbers as u16 (up to 4096) or its 8 KiB bitmap. Naive twin:
+/// the library (the property test compares the bytes).
+fn serialize_roaring(list: &[u32], out: &mut Vec<u8>) {
+    /// `SERIAL_COOKIE_NO_RUNCONTAINER` of the roaring format.
+    const COOKIE: u32 = 12346;
+    let containers = || {
+        let mut rest = list;
+        std::iter::from_fn(move || {
+            (!rest.is_empty()).then(|| {
+                let (c, r) = rest.split_at(container_len(rest));
+                rest = r;
+                c
+            })
+        })
+    };
+    let n = containers().count();
+    out.extend_from_slice(&COOKIE.to_le_bytes());
+    out.extend_from_slice(&(n as u32).to_le_bytes());
+    for c in containers() {
+        out.extend_from_slice(&((c[0] >> 16) as u16).to_le_bytes());
+        out.extend_from_slice(&((c.len() - 1) as u16).to_le_bytes());
+    }
+    let mut offset = 8 + 8 * n;
+    for c in containers() {
+        out.extend_from_slice(&(offset as u32).to_le_bytes());
+        offset += container_bytes(c.len());
+    }
+    for c in containers() {
+        if c.len() <= 4096 {
+            for &x in c {
+                out.extend_from_slice(&(x as u16).to_le_bytes());
+            }
+        } else {
+            let mut words = [0u64; 1024];
+            for &x in c {
+                let low = (x & 0xffff) as usize;
+                words[low / 64] |= 1 << (low % 64);
+            }
+            for w in words {
+                out.extend_from_slice(&w.to_le_bytes());
+            }
+        }
+    }
+}
+
 /// Serialized size of the roaring bitmap of `list` (ascending), computed without building it:
 /// an 8-byte header, then per 2^16-number container 8 bytes plus 2 bytes per number (array,
 /// up to 4096 numbers) or 8 KiB (bitmap). Naive twin: `RoaringBitmap::serialized_size` (the
 /// property test compares them).
 fn roaring_size(list: &[u32]) -> usize {
     let mut size = 8;
-    let mut i = 0;
-    while i < list.len() {
-        let key = list[i] >> 16;
-        let n = list[i..].partition_point(|&x| x >> 16 == key);
-        size += 8 + if n <= 4096 { 2 * n } else { 8192 };
-        i += n;
+    let mut rest = list;
+    while !rest.is_empty() {
+        let n = container_len(rest);
+        size += 8 + container_bytes(n);
+        rest = &rest[n..];
     }
     size
 }
@@ -343,6 +407,12 @@ mod tests {
             list.dedup();
             let bm = RoaringBitmap::from_sorted_iter(list.iter().copied()).unwrap();
             prop_assert_eq!(roaring_size(&list), bm.serialized_size());
+            let mut want = Vec::new();
+            bm.serialize_into(&mut want).unwrap();
+            let mut got = vec![1, 2];
+            serialize_roaring(&list, &mut got);
+            prop_assert_eq!(&got[..2], &[1, 2]);
+            prop_assert_eq!(&got[2..], &want[..]);
         }
     }
 }
