@@ -180,10 +180,6 @@ impl Batch {
             nodes,
             ..
         } = self;
-        let i = match terms.len() {
-            n if (n as u64) < NONE as u64 => n as u32,
-            _ => return Err(limit("batch terms")),
-        };
         let entry = table.entry(
             spread(h),
             |&i| terms[i as usize].is(bytes, h, t),
@@ -205,6 +201,8 @@ impl Batch {
                 start
                     .checked_add(len)
                     .ok_or_else(|| limit("batch term bytes"))?;
+                // Every term has a node, so there are fewer terms than `node` (< NONE).
+                let i = terms.len() as u32;
                 bytes.extend_from_slice(t);
                 nodes.push((num, i));
                 terms.push(BatchTerm {
@@ -516,8 +514,7 @@ impl TermIndex {
             let at = match self.find(bt.hash, t) {
                 Some(at) => at,
                 None => {
-                    let first = batch.nodes[bt.head as usize].0;
-                    debug_assert_eq!(Some(&first), batch.run(grouped, i as u32).first());
+                    let first = batch.run(grouped, i as u32)[0];
                     let at = self.insert(bt.hash, t, first)?;
                     if bt.count == 1 {
                         ats.push(NONE);
