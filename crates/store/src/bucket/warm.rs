@@ -165,25 +165,19 @@ impl WarmBucket {
         value: u64,
         scratch: &mut BlockScratch,
     ) -> Result<RoaringBitmap, StoreError> {
-        let p = self.path.join(POSTINGS_FILE);
-        let bm = match postings::decode_value(value) {
-            postings::Value::Inline(n) => RoaringBitmap::from_iter([n]),
-            postings::Value::Entry { block, offset } => {
-                let out = self.postings_block(block, scratch, &p)?;
-                postings::decode_entry(out, offset).map_err(|r| {
-                    StoreError::corrupt(&p, format!("postings block {block} offset {offset}: {r}"))
-                })?
-            }
-        };
-        if bm.max().is_some_and(|m| m as u64 >= self.meta.event_count) {
-            return Err(StoreError::corrupt(&p, "postings name a missing event"));
-        }
-        Ok(bm)
+        self.read_postings(value, scratch, |at| {
+            let bm = match at {
+                PostingsAt::Inline(n) => RoaringBitmap::from_iter([n]),
+                PostingsAt::Entry(block, offset) => postings::decode_entry(block, offset)?,
+            };
+            let max = bm.max();
+            Ok((bm, max))
+        })
     }
 
-    /// Appends the event numbers a lexicon value points at to `out` (ascending), validating
-    /// them against the event count as [`WarmBucket::postings_at`] does, without building a
-    /// bitmap (a merge rewrites every term's list, most of them a single inline number).
+    /// Appends the event numbers a lexicon value points at to `out` (ascending), validated as
+    /// [`WarmBucket::postings_at`] does, without building a bitmap (a merge rewrites every
+    /// term's list, most of them a single inline number).
     pub fn extend_postings(
         &self,
         value: u64,
@@ -191,26 +185,47 @@ impl WarmBucket {
         out: &mut Vec<u32>,
     ) -> Result<(), StoreError> {
         let start = out.len();
-        match postings::decode_value(value) {
-            postings::Value::Inline(n) => out.push(n),
-            postings::Value::Entry { block, offset } => {
-                let p = self.path.join(POSTINGS_FILE);
-                let data = self.postings_block(block, scratch, &p)?;
-                postings::decode_entry_into(data, offset, out).map_err(|r| {
-                    StoreError::corrupt(&p, format!("postings block {block} offset {offset}: {r}"))
-                })?;
+        self.read_postings(value, scratch, |at| {
+            match at {
+                PostingsAt::Inline(n) => out.push(n),
+                PostingsAt::Entry(block, offset) => {
+                    postings::decode_entry_into(block, offset, out)?
+                }
             }
+            Ok(((), out[start..].last().copied()))
+        })
+    }
+
+    /// Decodes what the lexicon value `value` points at with `decode`, which returns its result
+    /// and the largest event number in it; a damaged entry or a number past the bucket's
+    /// events is an error naming the postings file.
+    fn read_postings<T>(
+        &self,
+        value: u64,
+        scratch: &mut BlockScratch,
+        decode: impl FnOnce(PostingsAt<'_>) -> Result<(T, Option<u32>), String>,
+    ) -> Result<T, StoreError> {
+        // The file's path is made only for a block read or an error: most values a merge
+        // reads are inline.
+        let path = || self.path.join(POSTINGS_FILE);
+        let (at, entry) = match postings::decode_value(value) {
+            postings::Value::Inline(n) => (PostingsAt::Inline(n), None),
+            postings::Value::Entry { block, offset } => {
+                let data = self.postings_block(block, scratch, &path())?;
+                (PostingsAt::Entry(data, offset), Some((block, offset)))
+            }
+        };
+        let (got, max) = decode(at).map_err(|r| {
+            let reason = match entry {
+                Some((block, offset)) => format!("postings block {block} offset {offset}: {r}"),
+                None => r,
+            };
+            StoreError::corrupt(path(), reason)
+        })?;
+        if max.is_some_and(|m| m as u64 >= self.meta.event_count) {
+            return Err(StoreError::corrupt(path(), "postings name a missing event"));
         }
-        if out[start..]
-            .last()
-            .is_some_and(|&m| m as u64 >= self.meta.event_count)
-        {
-            return Err(StoreError::corrupt(
-                self.path.join(POSTINGS_FILE),
-                "postings name a missing event",
-            ));
-        }
-        Ok(())
+        Ok(got)
     }
 
     /// Postings block `block`, decompressed, from `scratch` or read into it (replacing the
@@ -239,6 +254,13 @@ impl WarmBucket {
         scratch.recent = i;
         Ok(&scratch.slots[i].1)
     }
+}
+
+/// What a lexicon value points at, read ([`WarmBucket::read_postings`]): the single event
+/// number of an inline value, or the decompressed postings block and the entry's offset in it.
+enum PostingsAt<'a> {
+    Inline(u32),
+    Entry(&'a [u8], usize),
 }
 
 /// Decompression state for postings reads: the last two blocks read. A walk in term order
