@@ -200,6 +200,10 @@ fn serve_all(
         .build()
         .map_err(|e| CliError::new(FAILURE, format!("cannot start the runtime: {e}")))?;
     rt.block_on(async {
+        // Signal handlers before the server can be found: from `publish_server` on, a client
+        // reading `server.json` may send a SIGTERM, which must shut down cleanly rather than
+        // kill the process (the default action).
+        let shutdown = lode_server::shutdown_signal();
         let listener = std::net::TcpListener::bind(&listen)
             .map_err(|e| CliError::new(FAILURE, format!("cannot listen on {listen}: {e}")))?;
         let addr = listener.local_addr()?;
@@ -250,8 +254,6 @@ fn serve_all(
             }
             None => None,
         };
-        // Signal handlers first: a SIGTERM right after the ready notice shuts down cleanly.
-        let shutdown = lode_server::shutdown_signal();
         on_ready(&url);
         let ticker_node = node.clone();
         let ticker = tokio::spawn(async move {
