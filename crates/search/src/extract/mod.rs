@@ -13,19 +13,27 @@ pub fn is_json(raw: &str, sourcetype: &str) -> bool {
     sourcetype == "_json" || sourcetype == "json" || raw.trim_start().starts_with('{')
 }
 
-/// Whether [`extract`] surely gives `raw` no field `name`, told by two byte searches: `name` is
-/// all ASCII letters and digits and its bytes do not occur in `raw`, which holds no backslash.
-/// Such a name can only be a JSON top-level key or a `key=value` key written exactly so (nested
-/// JSON paths hold `.` or `{}`, sanitised `key=value` keys hold `_` where the text had another
-/// byte), and only a JSON escape could spell a key without its bytes. A JSON scan costs ~17
+/// Whether [`extract`] surely gives `raw` no field `name`, told without parsing: `name` is all
+/// ASCII letters and digits, `raw` holds no backslash, and no occurrence of `name` in `raw` can
+/// give the field. Such a name can only be a JSON top-level key or a `key=value` key written
+/// exactly so (nested JSON paths hold `.` or `{}`, sanitised `key=value` keys hold `_` where the
+/// text had another byte), and only a JSON escape could spell a key without its bytes. So an
+/// occurrence can give the field only when `=` follows it (a `key=value` pair), or when it is the
+/// JSON string `"name"` followed by `:` and a value that is neither an object nor an array (those
+/// give `name.…` and `name{}` fields, never `name`; without backslashes every `"` of a valid
+/// document delimits a string, so `"name"` there is that string). A JSON scan costs ~17
 /// instructions a byte; this, well under one. Naive twin: [`extract`] (the property test).
 pub fn surely_absent(raw: &str, name: &str) -> bool {
     if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric()) {
         return false;
     }
+    let b = raw.as_bytes();
+    if memchr::memchr(b'\\', b).is_some() {
+        return false;
+    }
     // A search asks for the same few names event after event: keep the last name's searcher
     // (building one costs more than searching a short event).
-    let found = FINDER.with(|cell| {
+    FINDER.with(|cell| {
         let mut cached = cell.borrow_mut();
         if cached
             .as_ref()
@@ -35,10 +43,33 @@ pub fn surely_absent(raw: &str, name: &str) -> bool {
         }
         cached
             .as_ref()
-            .and_then(|f| f.find(raw.as_bytes()))
-            .is_some()
-    });
-    !found && memchr::memchr(b'\\', raw.as_bytes()).is_none()
+            .is_some_and(|f| f.find_iter(b).all(|at| cannot_give(b, at, at + name.len())))
+    })
+}
+
+/// Whether the occurrence of a name at `b[at..end]` (in text without backslashes) surely gives
+/// no field of that name: no `=` follows it, and it is not a JSON key `"name":` whose value
+/// could be a leaf.
+fn cannot_give(b: &[u8], at: usize, end: usize) -> bool {
+    let next = b.get(end).copied();
+    if next == Some(b'=') {
+        return false;
+    }
+    if at == 0 || b[at - 1] != b'"' || next != Some(b'"') {
+        return true;
+    }
+    let ws = |mut i: usize| {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(i) {
+            i += 1;
+        }
+        i
+    };
+    let colon = ws(end + 1);
+    if b.get(colon) != Some(&b':') {
+        // A string value, not a key.
+        return true;
+    }
+    matches!(b.get(ws(colon + 1)), Some(b'[' | b'{'))
 }
 
 thread_local! {
@@ -72,14 +103,19 @@ mod tests {
             text in r#"[ab_A.\-=:,{}\[\]" \\u0-9]{0,30}"#,
             members in proptest::collection::vec((
                 proptest::sample::select(vec!["a", "b", "ab", "A", "a.b", "a-b", "a_b", "a\\u0062", "ba"]),
-                proptest::sample::select(vec!["1", "\"x\"", "{\"b\":2}", "[3,{\"a\":4}]", "null"]),
+                proptest::sample::select(vec![
+                    "1", "\"x\"", "\"a\"", "\"ab\"", "{\"b\":2}", "[3,{\"a\":4}]", "[\"a\"]", "[]",
+                    "{}", "null",
+                ]),
+                proptest::sample::select(vec![":", " : ", ":\n", "\t:\r"]),
             ), 0..4),
             name in proptest::sample::select(vec!["a", "b", "ab", "A", "B", "ba", "a_b", "ab1"]),
             st in proptest::sample::select(vec!["_json", "syslog"]),
         ) {
-            let obj: Vec<String> = members.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+            let obj: Vec<String> =
+                members.iter().map(|(k, v, colon)| format!("\"{k}\"{colon}{v}")).collect();
             let obj = format!("{{{}}}", obj.join(","));
-            let pairs: Vec<String> = members.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let pairs: Vec<String> = members.iter().map(|(k, v, _)| format!("{k}={v}")).collect();
             let pairs = pairs.join(" ");
             for raw in [text.as_str(), obj.as_str(), pairs.as_str()] {
                 if surely_absent(raw, name) {
@@ -92,6 +128,29 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn surely_absent_answers() {
+        // Keys holding containers give `tags{}` and `tags.a`, never `tags`.
+        for raw in [
+            r#"{"tags":["x"],"a":1}"#,
+            r#"{"tags" : {"a":1}, "msg":"tags"}"#,
+            r#"{"mytags":1,"tagsx":2}"#,
+            "no such name",
+        ] {
+            assert!(surely_absent(raw, "tags"), "{raw}");
+        }
+        for raw in [
+            r#"{"tags":"x"}"#,
+            r#"{"tags":["x"],"tags":1}"#,
+            r#"{"tags":null}"#,
+            "a tags=1",
+            r#"{"msg":"\u0074ags"}"#,
+        ] {
+            assert!(!surely_absent(raw, "tags"), "{raw}");
+        }
+        assert!(!surely_absent(r#"{"a.b":1}"#, "a.b"));
     }
 
     #[test]
