@@ -14,8 +14,12 @@ thread_local! {
     static DCTX: RefCell<Option<DCtx<'static>>> = const { RefCell::new(None) };
 }
 
-/// A zstd dictionary digested once for decompression (journal slices of one bucket).
-pub struct Dict(DDict<'static>);
+/// A zstd dictionary digested once for decompression (journal slices of one bucket), and its
+/// bytes, from which a [`Near`] is laid out.
+pub struct Dict {
+    ddict: DDict<'static>,
+    bytes: Box<[u8]>,
+}
 
 impl Dict {
     /// Digests `bytes` (copied); `None` when they are empty (no dictionary).
@@ -23,7 +27,65 @@ impl Dict {
         if bytes.is_empty() {
             return None;
         }
-        DDict::try_create(bytes).map(Dict)
+        let ddict = DDict::try_create(bytes)?;
+        Some(Dict {
+            ddict,
+            bytes: bytes.into(),
+        })
+    }
+}
+
+/// A dictionary's bytes with room for one frame's output right after them, digested by
+/// reference. zstd then sees the dictionary as the text before the output, and a match into it
+/// is an ordinary in-window copy; with a [`Dict`] the dictionary is a separate segment, and
+/// each match into it (most matches of a 16 KiB slice) is a `memmove` call. Journal slices
+/// decompress ~20 % faster this way (1.46–1.64 → 1.71–1.97 GB/s in a standalone program over
+/// the generator's corpus). Setting one up costs about as much as decompressing a slice (the
+/// copy and ~4 µs of digesting), so a read lays one out only once it decompresses many slices.
+pub struct Near<'a> {
+    ddict: DDict<'a>,
+    out: &'a mut [u8],
+}
+
+impl<'a> Near<'a> {
+    /// Lays out `dict` in `buf` (resized to the dictionary plus `room` bytes) and digests it in
+    /// place. zstd refuses only what it could not digest, and these bytes were digested once
+    /// already by [`Dict::new`] (the digest is deterministic).
+    pub fn new(dict: &Dict, room: usize, buf: &'a mut Vec<u8>) -> Near<'a> {
+        buf.clear();
+        buf.extend_from_slice(&dict.bytes);
+        buf.resize(dict.bytes.len() + room, 0);
+        let (head, out) = buf.split_at_mut(dict.bytes.len());
+        let ddict = DDict::create_by_reference(head);
+        Near { ddict, out }
+    }
+
+    /// The first `len` bytes of the output (what [`Near::decompress`] gave last, when `len` is
+    /// its length; empty beyond the room).
+    pub fn output(&self, len: usize) -> &[u8] {
+        self.out.get(..len).unwrap_or_default()
+    }
+
+    /// Bytes one frame may decompress to here.
+    pub fn room(&self) -> usize {
+        self.out.len()
+    }
+
+    /// Decompresses the frame `src` (made with this dictionary, or none) to exactly `len`
+    /// bytes, at most [`Near::room`]; as [`decompress`] does otherwise.
+    pub fn decompress(&mut self, src: &[u8], len: usize) -> Result<&[u8], String> {
+        let ddict = &self.ddict;
+        let out = self
+            .out
+            .get_mut(..len)
+            .ok_or("frame larger than the room")?;
+        let run = |ctx: &mut DCtx<'static>| ctx.decompress_using_ddict(&mut *out, src, ddict);
+        let res = with_ctx(run)?;
+        match res {
+            Ok(n) if n == len => Ok(&self.out[..len]),
+            Ok(n) => Err(format!("decompresses to {n} bytes, not {len}")),
+            Err(code) => Err(get_error_name(code).to_string()),
+        }
     }
 }
 
@@ -44,31 +106,36 @@ pub fn decompress(
 ) -> Result<(), String> {
     out.clear();
     out.reserve(len);
-    let run = |ctx: &mut DCtx<'static>, out: &mut Vec<u8>| match dict {
-        Some(d) => ctx.decompress_using_ddict(out, src, &d.0),
-        None => ctx.decompress(out, src),
-    };
-    let res = DCTX.try_with(|cell| match cell.try_borrow_mut() {
-        Ok(mut slot) => {
-            let ctx = match &mut *slot {
-                Some(c) => c,
-                None => slot.insert(DCtx::try_create().ok_or("zstd could not create a context")?),
-            };
-            Ok::<_, &str>(run(ctx, out))
-        }
-        // Re-entered on this thread (not done today): a context of its own.
-        Err(_) => Ok(run(&mut new_ctx()?, out)),
-    });
-    let res = match res {
-        Ok(r) => r?,
-        // During thread teardown: a context of its own.
-        Err(_) => run(&mut new_ctx()?, out),
-    };
+    let res = with_ctx(|ctx| match dict {
+        Some(d) => ctx.decompress_using_ddict(&mut *out, src, &d.ddict),
+        None => ctx.decompress(&mut *out, src),
+    })?;
     match res {
         Ok(n) if n == len => Ok(()),
         Ok(n) => Err(format!("decompresses to {n} bytes, not {len}")),
         Err(code) => Err(get_error_name(code).to_string()),
     }
+}
+
+/// Runs `run` with this thread's context (or one of its own when re-entered or during thread
+/// teardown).
+fn with_ctx<T>(mut run: impl FnMut(&mut DCtx<'static>) -> T) -> Result<T, String> {
+    let res = DCTX.try_with(|cell| match cell.try_borrow_mut() {
+        Ok(mut slot) => {
+            let ctx = match &mut *slot {
+                Some(c) => c,
+                None => slot.insert(new_ctx()?),
+            };
+            Ok::<_, &str>(run(ctx))
+        }
+        // Re-entered on this thread (not done today): a context of its own.
+        Err(_) => Ok(run(&mut new_ctx()?)),
+    });
+    Ok(match res {
+        Ok(r) => r?,
+        // During thread teardown: a context of its own.
+        Err(_) => run(&mut new_ctx()?),
+    })
 }
 
 fn new_ctx() -> Result<DCtx<'static>, &'static str> {
@@ -106,5 +173,41 @@ mod tests {
         assert!(decompress(&plain, None, text.len() + 1, &mut out).is_err());
         assert!(decompress(&plain, None, text.len() - 1, &mut out).is_err());
         assert!(Dict::new(&[]).is_none());
+    }
+
+    /// A [`Near`] gives what [`decompress`] gives, frame after frame, and refuses what it
+    /// refuses: a wrong length, a frame beyond its room, a frame of another dictionary.
+    #[test]
+    fn near_decompresses_as_decompress_does() {
+        let text: Vec<u8> = (0..40_000u32)
+            .flat_map(|i| format!("GET /item/{} status={} ", i % 97, i % 7).into_bytes())
+            .collect();
+        let samples: Vec<&[u8]> = text.chunks(1000).collect();
+        let dict_bytes = zstd::dict::from_samples(&samples, 8192).unwrap();
+        let dict = Dict::new(&dict_bytes).unwrap();
+        let mut c = zstd::bulk::Compressor::with_dictionary(4, &dict_bytes).unwrap();
+        let mut buf = Vec::new();
+        let mut near = Near::new(&dict, 4096, &mut buf);
+        assert_eq!(near.room(), 4096);
+        let mut out = Vec::new();
+        for piece in text.chunks(4096).take(40) {
+            let frame = c.compress(piece).unwrap();
+            assert_eq!(near.decompress(&frame, piece.len()), Ok(piece));
+            assert_eq!(near.output(piece.len()), piece);
+            decompress(&frame, Some(&dict), piece.len(), &mut out).unwrap();
+            assert_eq!(out, piece);
+            assert!(near.decompress(&frame, piece.len() - 1).is_err());
+        }
+        let plain = zstd::bulk::compress(&text[..3000], 3).unwrap();
+        assert_eq!(near.decompress(&plain, 3000), Ok(&text[..3000]));
+        let long = c.compress(&text[..5000]).unwrap();
+        assert!(near.decompress(&long, 5000).is_err());
+        let other = zstd::dict::from_samples(&samples[1..], 4096).unwrap();
+        let foreign = zstd::bulk::Compressor::with_dictionary(4, &other)
+            .unwrap()
+            .compress(&text[..4000])
+            .unwrap();
+        assert!(near.decompress(&foreign, 4000).is_err());
+        assert_eq!(near.output(5000), b"");
     }
 }

@@ -71,6 +71,50 @@ fn large_bucket_has_a_dictionary_and_reads_back() {
     assert!(problems.iter().any(|p| p.file.ends_with(SLICES_FILE)));
 }
 
+/// Past its first slices, a read decompresses each slice right after a copy of its dictionary
+/// (`dctx::Near`); a slice too large for that room (an event over 16 KiB) is read the usual
+/// way. Whole reads, reads of every 97th event and a read from the middle all give the events
+/// written.
+#[test]
+fn slices_read_after_their_dictionary_and_large_ones_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = (2 * JOURNAL_DICT_TRAIN_BYTES / 50) as u64;
+    let big = |i: u64| i % 5_000 == 4_999;
+    let events: Vec<_> = (0..n)
+        .map(|i| {
+            let mut e = event(i);
+            if big(i) {
+                e.raw = format!("{} {}", e.raw, "payload ".repeat(2_600 + i as usize % 7));
+            }
+            e
+        })
+        .collect();
+    let (w, _) = IndexWriter::open(dir.path(), IndexConfig::default()).unwrap();
+    for chunk in events.chunks(2000) {
+        w.append(chunk).unwrap();
+    }
+    w.close().unwrap();
+    let path = list_buckets(dir.path()).unwrap()[0].path.clone();
+    assert!(dict_len(&path) > 0, "no dictionary");
+    assert!(events.iter().any(|e| e.raw.len() > 20_000));
+    let b = WarmBucket::open(&path).unwrap();
+    assert_eq!(read_all(&b), events);
+    for (from, step) in [(0, 97), (n as u32 / 2, 1), (4_999, 5_000)] {
+        let mut got = Vec::new();
+        b.read_events(&mut (from..n as u32).step_by(step), &mut |v| {
+            got.push(common::owned(&v));
+            true
+        })
+        .unwrap();
+        let want: Vec<_> = events[from as usize..]
+            .iter()
+            .step_by(step)
+            .cloned()
+            .collect();
+        assert_eq!(got, want, "from {from} by {step}");
+    }
+}
+
 #[test]
 fn small_bucket_has_none() {
     let dir = tempfile::tempdir().unwrap();

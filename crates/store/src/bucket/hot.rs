@@ -512,13 +512,9 @@ impl TermSource for HotBucket {
 
 impl SliceSource for HotBucket {
     /// The slice decompressed last, and its number.
-    type Scratch = (Option<u32>, Vec<u8>);
+    type Scratch<'a> = (Option<u32>, Vec<u8>);
 
-    fn scratch(&self) -> Result<Self::Scratch, StoreError> {
-        Ok((None, Vec::new()))
-    }
-
-    fn slice<'s>(&'s self, n: u32, s: &'s mut Self::Scratch) -> Result<&'s [u8], StoreError> {
+    fn slice<'s>(&'s self, n: u32, s: &'s mut Self::Scratch<'_>) -> Result<&'s [u8], StoreError> {
         let i = n as usize;
         if i == self.slices.len() {
             return Ok(&self.current);
@@ -600,7 +596,14 @@ impl BucketRead for HotBucket {
         ids: &mut dyn Iterator<Item = u32>,
         f: &mut dyn FnMut(EventView<'_>) -> bool,
     ) -> Result<(), StoreError> {
-        read_events_with(&self.path, &self.cols, self, ids, f)
+        read_events_with(
+            &self.path,
+            &self.cols,
+            self,
+            &mut (None, Vec::new()),
+            ids,
+            f,
+        )
     }
 }
 

@@ -494,6 +494,19 @@ pub(crate) fn read_slice_ahead(
     decompress_slice(path, comp, e, dict, out)
 }
 
+/// As [`read_slice_ahead`], decompressing into `near` (whose dictionary must be the slice's).
+pub(crate) fn read_slice_near<'n>(
+    path: &Path,
+    file: &File,
+    e: &SliceEntry,
+    ahead: &mut ReadAhead,
+    near: &'n mut crate::dctx::Near<'_>,
+) -> Result<&'n [u8], StoreError> {
+    let comp = checked(path, ahead.bytes(path, file, e)?, e)?;
+    near.decompress(comp, e.ulen as usize)
+        .map_err(|err| slice_error(path, e, err))
+}
+
 /// Checks the compressed bytes of slice `e` against its checksum and decompresses them.
 fn decompress_slice(
     path: &Path,
@@ -502,14 +515,24 @@ fn decompress_slice(
     dict: Option<&crate::dctx::Dict>,
     out: &mut Vec<u8>,
 ) -> Result<(), StoreError> {
+    let comp = checked(path, comp, e)?;
+    crate::dctx::decompress(comp, dict, e.ulen as usize, out)
+        .map_err(|err| slice_error(path, e, err))
+}
+
+/// `comp` if it has slice `e`'s checksum.
+fn checked<'c>(path: &Path, comp: &'c [u8], e: &SliceEntry) -> Result<&'c [u8], StoreError> {
     if xxh3_64(comp) != e.hash {
         return Err(StoreError::corrupt(
             path,
             format!("slice at {} fails its checksum", e.offset),
         ));
     }
-    crate::dctx::decompress(comp, dict, e.ulen as usize, out)
-        .map_err(|err| StoreError::corrupt(path, format!("slice at {}: {err}", e.offset)))
+    Ok(comp)
+}
+
+fn slice_error(path: &Path, e: &SliceEntry, err: String) -> StoreError {
+    StoreError::corrupt(path, format!("slice at {}: {err}", e.offset))
 }
 
 #[cfg(test)]

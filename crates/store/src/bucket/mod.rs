@@ -209,12 +209,16 @@ fn successor(info: &BucketInfo) -> Option<BucketInfo> {
 
 /// Gives the uncompressed bytes of a slice (warm: decompress into a buffer; hot: in memory).
 pub(crate) trait SliceSource {
-    /// Per-call scratch state.
-    type Scratch;
-    /// Fresh scratch.
-    fn scratch(&self) -> Result<Self::Scratch, StoreError>;
+    /// Per-call scratch state (which may borrow buffers of the caller for `'a`).
+    type Scratch<'a>
+    where
+        Self: 'a;
     /// Uncompressed slice `n`, reusing `scratch` when `n` is the slice loaded last.
-    fn slice<'s>(&'s self, n: u32, scratch: &'s mut Self::Scratch) -> Result<&'s [u8], StoreError>;
+    fn slice<'s>(
+        &'s self,
+        n: u32,
+        scratch: &'s mut Self::Scratch<'_>,
+    ) -> Result<&'s [u8], StoreError>;
 }
 
 /// The shared `read_events` loop over columns (in memory or decoded block by block) and a
@@ -223,10 +227,10 @@ pub(crate) fn read_events_with<S: SliceSource>(
     path: &std::path::Path,
     cols: &dyn EventColumns,
     src: &S,
+    scratch: &mut S::Scratch<'_>,
     ids: &mut dyn Iterator<Item = u32>,
     f: &mut dyn FnMut(EventView<'_>) -> bool,
 ) -> Result<(), StoreError> {
-    let mut scratch = src.scratch()?;
     let mut block = crate::columns::StreamScratch::default();
     let mut fields = Vec::new();
     let count = cols.event_count();
@@ -252,7 +256,7 @@ pub(crate) fn read_events_with<S: SliceSource>(
         let raw = match text {
             Some((t, whole)) if t == n => whole.get(o..o + l),
             _ => {
-                let data = src.slice(n, &mut scratch)?;
+                let data = src.slice(n, scratch)?;
                 text = None;
                 let whole = if last == Some(n) {
                     simdutf8::basic::from_utf8(data).ok()
@@ -309,10 +313,7 @@ mod tests {
     struct Slices(Vec<Vec<u8>>);
 
     impl SliceSource for Slices {
-        type Scratch = ();
-        fn scratch(&self) -> Result<(), StoreError> {
-            Ok(())
-        }
+        type Scratch<'a> = ();
         fn slice<'s>(&'s self, n: u32, _: &'s mut ()) -> Result<&'s [u8], StoreError> {
             Ok(&self.0[n as usize])
         }
@@ -347,6 +348,7 @@ mod tests {
                 std::path::Path::new("b"),
                 cols,
                 src,
+                &mut (),
                 &mut [id].into_iter(),
                 &mut |v| {
                     got = Some(v.raw.to_string());
@@ -382,6 +384,7 @@ mod tests {
             std::path::Path::new("b"),
             &cols,
             &src,
+            &mut (),
             &mut [0u32, 1, 2, 3, 5].into_iter(),
             &mut |v| {
                 all.push(v.raw.to_string());
@@ -402,6 +405,7 @@ mod tests {
             std::path::Path::new("b"),
             &cols,
             &src,
+            &mut (),
             &mut [0u32, 2, 6].into_iter(),
             &mut |v| {
                 seen.push(v.raw.to_string());
@@ -415,6 +419,7 @@ mod tests {
             std::path::Path::new("b"),
             &cols,
             &src,
+            &mut (),
             &mut [3u32, 5, 4].into_iter(),
             &mut |v| {
                 seen.push(v.raw.to_string());

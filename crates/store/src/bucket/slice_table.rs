@@ -372,6 +372,11 @@ impl SliceTable {
         Ok(())
     }
 
+    /// Number of dictionaries.
+    pub fn dict_count(&self) -> usize {
+        self.digested.len()
+    }
+
     /// Dictionary `i`, read, verified and digested on first use (`None`: slices compressed
     /// without one).
     pub fn dict(&self, i: usize) -> Result<Option<&Dict>, StoreError> {
