@@ -64,6 +64,12 @@ pub struct Reader<'a> {
 /// Why decoding failed.
 pub type DecodeError = &'static str;
 
+/// The signed value of a zigzag-encoded one (0, -1, 1, -2… from 0, 1, 2, 3…).
+#[inline]
+pub fn unzigzag(u: u64) -> i64 {
+    ((u >> 1) as i64) ^ -((u & 1) as i64)
+}
+
 impl<'a> Reader<'a> {
     /// Reads from the start of `buf`.
     pub fn new(buf: &'a [u8]) -> Self {
@@ -96,6 +102,36 @@ impl<'a> Reader<'a> {
             }
             _ => self.varint_loop(),
         }
+    }
+
+    /// Reads `n` LEB128 values, giving each to `f` (which may refuse it) in order. Eight bytes
+    /// below 0x80 are eight one-byte values, read with one load and one test: most columns of a
+    /// block (dictionary ids, line counts, slice steps, field lengths) are mostly such runs.
+    #[inline(always)]
+    pub fn varints(
+        &mut self,
+        n: usize,
+        mut f: impl FnMut(u64) -> Result<(), DecodeError>,
+    ) -> Result<(), DecodeError> {
+        let mut left = n;
+        while left > 0 {
+            if left >= 8 {
+                if let Some(w) = self.buf.get(self.pos..self.pos + 8) {
+                    let x = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+                    if x & 0x8080_8080_8080_8080 == 0 {
+                        for k in 0..8 {
+                            f(x >> (8 * k) & 0x7f)?;
+                        }
+                        self.pos += 8;
+                        left -= 8;
+                        continue;
+                    }
+                }
+            }
+            f(self.varint()?)?;
+            left -= 1;
+        }
+        Ok(())
     }
 
     /// [`Reader::varint`] a byte at a time, for long values and the end of the buffer.
@@ -148,8 +184,7 @@ impl<'a> Reader<'a> {
     /// Reads a zigzag LEB128 value.
     #[inline]
     pub fn ivarint(&mut self) -> Result<i64, DecodeError> {
-        let u = self.varint()?;
-        Ok(((u >> 1) as i64) ^ -((u & 1) as i64))
+        Ok(unzigzag(self.varint()?))
     }
 
     /// Reads `n` raw bytes.
@@ -251,6 +286,49 @@ mod tests {
                 if a.is_err() || fast.is_empty() {
                     break;
                 }
+            }
+        }
+
+        /// `varints` reads what `varint` reads one by one, stops at the same error, and leaves
+        /// the reader where they do; a refused value stops it there.
+        #[test]
+        fn varints_are_varint_in_turn(
+            bytes in proptest::collection::vec(
+                proptest::prop_oneof![4 => 0u8..0x80, 1 => 0x80u8..=0xff],
+                0..64,
+            ),
+            n in 0usize..40,
+            refuse in 0u64..0x90,
+        ) {
+            let mut one = Reader::new(&bytes);
+            let mut want = Vec::new();
+            let mut want_err = None;
+            for _ in 0..n {
+                match one.varint() {
+                    Ok(v) if v == refuse => {
+                        want_err = Some("refused");
+                        break;
+                    }
+                    Ok(v) => want.push(v),
+                    Err(e) => {
+                        want_err = Some(e);
+                        break;
+                    }
+                }
+            }
+            let mut all = Reader::new(&bytes);
+            let mut got = Vec::new();
+            let r = all.varints(n, |v| {
+                if v == refuse {
+                    return Err("refused");
+                }
+                got.push(v);
+                Ok(())
+            });
+            proptest::prop_assert_eq!(&got, &want);
+            proptest::prop_assert_eq!(r.err(), want_err);
+            if want_err.is_none() {
+                proptest::prop_assert_eq!(all.pos(), one.pos());
             }
         }
 

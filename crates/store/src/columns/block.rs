@@ -85,37 +85,41 @@ pub fn decode_block(
     for v in [&mut into.times, &mut into.index_times] {
         v.reserve(n);
         let mut prev = 0i64;
-        for _ in 0..n {
-            prev = prev.wrapping_add(r.ivarint()?);
+        r.varints(n, |u| {
+            prev = prev.wrapping_add(crate::codec::unzigzag(u));
             v.push(prev);
-        }
+            Ok(())
+        })?;
     }
     let base = into.slice.len();
     into.slice.reserve(n);
     let mut prev = 0u32;
-    for _ in 0..n {
-        let d = u32::try_from(r.varint()?).map_err(|_| "slice delta exceeds u32")?;
+    r.varints(n, |d| {
+        let d = u32::try_from(d).map_err(|_| "slice delta exceeds u32")?;
         prev = prev.checked_add(d).ok_or("slice number overflow")?;
         into.slice.push(prev);
-    }
+        Ok(())
+    })?;
     // raw_len, and each event's offset in its slice from it: the previous event's end, or 0
     // where the slice changes.
     into.raw_len.reserve(n);
     into.offset.reserve(n);
     let mut last_slice = into.slice.get(base).copied();
-    for &slice in &into.slice[base..] {
-        let len = r.varint()?;
+    let mut slices = into.slice[base..].iter();
+    r.varints(n, |len| {
+        let slice = slices.next().copied();
         if len > u32::MAX as u64 {
             return Err("value exceeds u32");
         }
-        if Some(slice) != last_slice {
-            (pos, last_slice) = (0, Some(slice));
+        if slice != last_slice {
+            (pos, last_slice) = (0, slice);
         }
         into.offset
             .push(u32::try_from(pos).map_err(|_| "slice offset exceeds u32")?);
         into.raw_len.push(len as u32);
         pos += len;
-    }
+        Ok(())
+    })?;
     for (v, limit) in [
         (&mut into.host, dict_lens[0]),
         (&mut into.source, dict_lens[1]),
@@ -127,12 +131,11 @@ pub fn decode_block(
     let start = *into.field_start.last().ok_or("field offsets missing")?;
     let mut end = start;
     into.field_start.reserve(n);
-    for _ in 0..n {
-        end = end
-            .checked_add(r.varint()?)
-            .ok_or("field length overflow")?;
+    r.varints(n, |len| {
+        end = end.checked_add(len).ok_or("field length overflow")?;
         into.field_start.push(end);
-    }
+        Ok(())
+    })?;
     let blob_len = usize::try_from(end - start).map_err(|_| "field blob too long")?;
     into.field_blob.extend_from_slice(r.bytes(blob_len)?);
     if !r.is_empty() {
@@ -151,14 +154,13 @@ fn u32_column(
     v: &mut Vec<u32>,
 ) -> Result<(), DecodeError> {
     v.reserve(n);
-    for _ in 0..n {
-        let x = r.varint()?;
+    r.varints(n, |x| {
         if x >= limit {
             return Err(what);
         }
         v.push(x as u32);
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// Decodes event `pos` alone of a block body into `into` (which must be empty: it ends up
