@@ -27,6 +27,7 @@ use crate::bucket::journal::train_and_compress;
 use crate::bucket::{read_events_with, BucketRead, EventView, IndexedFields, SliceSource};
 use crate::columns::{Columns, EventColumns};
 use crate::consts::{JOURNAL_DICT_TRAIN_BYTES, WAL_FILE};
+use crate::dctx::NearSlot;
 use crate::error::{IoContext, StoreError};
 use crate::layout::parse_name;
 use crate::meta::BucketMeta;
@@ -510,9 +511,16 @@ impl TermSource for HotBucket {
     }
 }
 
+/// Per-call decompression state of a hot bucket's `read_events`.
+pub(crate) struct HotScratch<'a> {
+    /// The slice decompressed last, and whether it is in `near` (else in `out`).
+    loaded: Option<(u32, bool)>,
+    out: Vec<u8>,
+    near: NearSlot<'a>,
+}
+
 impl SliceSource for HotBucket {
-    /// The slice decompressed last, and its number.
-    type Scratch<'a> = (Option<u32>, Vec<u8>);
+    type Scratch<'a> = HotScratch<'a>;
 
     fn slice<'s>(&'s self, n: u32, s: &'s mut Self::Scratch<'_>) -> Result<&'s [u8], StoreError> {
         let i = n as usize;
@@ -527,14 +535,23 @@ impl SliceSource for HotBucket {
             HotSlice::Raw(raw) => return Ok(raw),
             HotSlice::Frame { ulen, data } => (*ulen, data),
         };
-        if s.0 != Some(n) {
-            s.0 = None;
-            let bad = |r: String| StoreError::corrupt(&self.path, format!("hot slice {n}: {r}"));
-            let ddict = self.dict.as_ref().and_then(|d| d.ddict.as_ref());
-            crate::dctx::decompress(data, ddict, ulen as usize, &mut s.1).map_err(bad)?;
-            s.0 = Some(n);
+        let len = ulen as usize;
+        match s.loaded {
+            Some((m, true)) if m == n => return Ok(s.near.output(len)),
+            Some((m, false)) if m == n => return Ok(&s.out),
+            _ => {}
         }
-        Ok(&s.1)
+        s.loaded = None;
+        let bad = |r: String| StoreError::corrupt(&self.path, format!("hot slice {n}: {r}"));
+        let ddict = self.dict.as_ref().and_then(|d| d.ddict.as_ref());
+        if let Some(near) = ddict.and_then(|d| s.near.for_frame(d, len)) {
+            let got = near.decompress(data, len).map_err(bad)?;
+            s.loaded = Some((n, true));
+            return Ok(got);
+        }
+        crate::dctx::decompress(data, ddict, len, &mut s.out).map_err(bad)?;
+        s.loaded = Some((n, false));
+        Ok(&s.out)
     }
 }
 
@@ -600,7 +617,11 @@ impl BucketRead for HotBucket {
             &self.path,
             &self.cols,
             self,
-            &mut (None, Vec::new()),
+            &mut HotScratch {
+                loaded: None,
+                out: Vec::new(),
+                near: NearSlot::new(&mut Vec::new()),
+            },
             ids,
             f,
         )

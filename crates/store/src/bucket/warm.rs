@@ -21,7 +21,7 @@ use crate::consts::{
     magic, BLOOM_FILE, COLUMNS_FILE, JOURNAL_FILE, LEXICON_FILE, META_FILE, POSTINGS_FILE,
     SLICES_FILE,
 };
-use crate::dctx::Near;
+use crate::dctx::NearSlot;
 use crate::error::{IoContext, StoreError};
 use crate::footer::open_checked;
 use crate::meta::BucketMeta;
@@ -341,24 +341,20 @@ pub(crate) struct WarmScratch<'a> {
     ahead: ReadAhead,
     out: Vec<u8>,
     /// The current slice when it came from (or went to) the slice cache; else it is in `out`,
-    /// or in a [`Near`] when `in_near` says so.
+    /// or in a dictionary's `Near` when `in_near` says so.
     shared: Option<Arc<[u8]>>,
-    /// The dictionary whose [`Near`] holds the current slice, and the slice's length.
+    /// The dictionary whose `Near` holds the current slice, and the slice's length.
     in_near: Option<(usize, usize)>,
-    /// Slice currently in `out`, `shared` or a [`Near`].
+    /// Slice currently in `out`, `shared` or a `Near`.
     loaded: Option<u32>,
     /// Slices this read decompressed that were offered to the slice cache.
     offered: usize,
-    /// Slices this read decompressed with each dictionary, up to [`NEAR_AFTER`].
-    uses: Vec<usize>,
-    /// The caller's buffer for each dictionary's [`Near`], until it is laid out.
-    spare: Vec<Option<&'a mut Vec<u8>>>,
-    /// Each dictionary's [`Near`], once this read has decompressed [`NEAR_AFTER`] slices with it.
-    near: Vec<Option<Near<'a>>>,
+    /// Each dictionary's `Near`, laid out once this read decompresses enough slices with it.
+    near: Vec<NearSlot<'a>>,
 }
 
 impl<'a> WarmScratch<'a> {
-    /// Scratch whose [`Near`] layouts go to `bufs` (one per dictionary of the bucket).
+    /// Scratch whose `Near` layouts go to `bufs` (one per dictionary of the bucket).
     fn new(bufs: &'a mut [Vec<u8>]) -> Self {
         WarmScratch {
             entries: EntryChunk::default(),
@@ -368,9 +364,7 @@ impl<'a> WarmScratch<'a> {
             in_near: None,
             loaded: None,
             offered: 0,
-            uses: vec![0; bufs.len()],
-            near: bufs.iter().map(|_| None).collect(),
-            spare: bufs.iter_mut().map(Some).collect(),
+            near: bufs.iter_mut().map(NearSlot::new).collect(),
         }
     }
 }
@@ -378,11 +372,6 @@ impl<'a> WarmScratch<'a> {
 /// Slices one read offers to the slice cache: a `head 10` reads a few, a scan of a whole
 /// bucket thousands — only its first ones are kept, so it does not push out everything else.
 const OFFERED_PER_READ: usize = 8;
-
-/// Slices a read decompresses with a dictionary before it lays the dictionary out in a
-/// [`Near`]: that costs about as much as decompressing one slice and saves ~20 % of each
-/// later one, so a read of a few slices (a `head 10`, a rare term) is better off without.
-const NEAR_AFTER: usize = 8;
 
 impl SliceSource for WarmBucket {
     type Scratch<'a> = WarmScratch<'a>;
@@ -399,22 +388,16 @@ impl SliceSource for WarmBucket {
                 let (e, d) = self.slices.entry(n, &mut s.entries)?;
                 let jp = self.path.join(JOURNAL_FILE);
                 let dict = self.slices.dict(d)?;
-                if let (Some(dict), Some(uses)) = (dict, s.uses.get_mut(d)) {
-                    *uses += 1;
-                    if *uses >= NEAR_AFTER && s.near[d].is_none() {
-                        if let Some(buf) = s.spare[d].take() {
-                            s.near[d] =
-                                Some(Near::new(dict, crate::consts::SLICE_TARGET_BYTES, buf));
-                        }
-                    }
-                }
-                let near = s.near.get_mut(d).and_then(Option::as_mut);
+                let near = match (dict, s.near.get_mut(d)) {
+                    (Some(dict), Some(slot)) => slot.for_frame(dict, e.ulen as usize),
+                    _ => None,
+                };
                 let fresh: &[u8] = match near {
-                    Some(near) if e.ulen as usize <= near.room() => {
+                    Some(near) => {
                         s.in_near = Some((d, e.ulen as usize));
                         read_slice_near(&jp, &self.journal, &e, &mut s.ahead, near)?
                     }
-                    _ => {
+                    None => {
                         read_slice_ahead(&jp, &self.journal, &e, &mut s.ahead, dict, &mut s.out)?;
                         &s.out
                     }
@@ -431,7 +414,7 @@ impl SliceSource for WarmBucket {
         }
         Ok(match (&s.shared, s.in_near) {
             (Some(bytes), _) => bytes,
-            (None, Some((d, len))) => s.near[d].as_ref().map_or(&[][..], |near| near.output(len)),
+            (None, Some((d, len))) => s.near.get(d).map_or(&[][..], |slot| slot.output(len)),
             (None, None) => &s.out,
         })
     }
