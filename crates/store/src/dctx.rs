@@ -122,12 +122,8 @@ impl<'a> Near<'a> {
             .get_mut(..len)
             .ok_or("frame larger than the room")?;
         let run = |ctx: &mut DCtx<'static>| ctx.decompress_using_ddict(&mut *out, src, ddict);
-        let res = with_ctx(run)?;
-        match res {
-            Ok(n) if n == len => Ok(&self.out[..len]),
-            Ok(n) => Err(format!("decompresses to {n} bytes, not {len}")),
-            Err(code) => Err(get_error_name(code).to_string()),
-        }
+        exactly(with_ctx(run)?, len)?;
+        Ok(&self.out[..len])
     }
 }
 
@@ -152,6 +148,11 @@ pub fn decompress(
         Some(d) => ctx.decompress_using_ddict(&mut *out, src, &d.ddict),
         None => ctx.decompress(&mut *out, src),
     })?;
+    exactly(res, len)
+}
+
+/// zstd's answer as an error unless it decompressed exactly `len` bytes.
+fn exactly(res: zstd::zstd_safe::SafeResult, len: usize) -> Result<(), String> {
     match res {
         Ok(n) if n == len => Ok(()),
         Ok(n) => Err(format!("decompresses to {n} bytes, not {len}")),

@@ -151,9 +151,10 @@ impl WarmBucket {
         self.slices.dict_bytes()
     }
 
-    /// Bytes of slice table the reader holds in memory, dictionaries included.
+    /// Bytes of slice table the reader holds in memory, dictionaries included: each twice, as
+    /// zstd digested it and as bytes to lay out for long reads (`dctx::Near`).
     pub fn slice_table_bytes(&self) -> usize {
-        self.slices.held_bytes() + self.slices.dict_bytes()
+        self.slices.held_bytes() + 2 * self.slices.dict_bytes()
     }
 
     /// The journal file (its body: the compressed slices the slice table locates).
