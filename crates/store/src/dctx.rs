@@ -22,16 +22,14 @@ pub struct Dict {
 }
 
 impl Dict {
-    /// Digests `bytes` (copied); `None` when they are empty (no dictionary).
-    pub fn new(bytes: &[u8]) -> Option<Dict> {
+    /// Digests `bytes` (and keeps them); `None` when they are empty (no dictionary).
+    pub fn new(bytes: impl Into<Box<[u8]>>) -> Option<Dict> {
+        let bytes = bytes.into();
         if bytes.is_empty() {
             return None;
         }
-        let ddict = DDict::try_create(bytes)?;
-        Some(Dict {
-            ddict,
-            bytes: bytes.into(),
-        })
+        let ddict = DDict::try_create(&bytes)?;
+        Some(Dict { ddict, bytes })
     }
 }
 
@@ -206,7 +204,7 @@ mod tests {
             .unwrap()
             .compress(&text[..5000])
             .unwrap();
-        let dict = Dict::new(&dict_bytes).unwrap();
+        let dict = Dict::new(dict_bytes.as_slice()).unwrap();
         assert_eq!(decompress(&with, Some(&dict), 5000, &mut out), Ok(()));
         assert_eq!(out, &text[..5000]);
         // Without its dictionary the frame is refused, and the context stays usable.
@@ -215,7 +213,7 @@ mod tests {
         // A frame that decompresses to another length than the one recorded is refused.
         assert!(decompress(&plain, None, text.len() + 1, &mut out).is_err());
         assert!(decompress(&plain, None, text.len() - 1, &mut out).is_err());
-        assert!(Dict::new(&[]).is_none());
+        assert!(Dict::new(Vec::new()).is_none());
     }
 
     /// A [`Near`] gives what [`decompress`] gives, frame after frame, and refuses what it
@@ -227,7 +225,7 @@ mod tests {
             .collect();
         let samples: Vec<&[u8]> = text.chunks(1000).collect();
         let dict_bytes = zstd::dict::from_samples(&samples, 8192).unwrap();
-        let dict = Dict::new(&dict_bytes).unwrap();
+        let dict = Dict::new(dict_bytes.as_slice()).unwrap();
         let mut c = zstd::bulk::Compressor::with_dictionary(4, &dict_bytes).unwrap();
         let mut buf = Vec::new();
         let mut near = Near::new(&dict, 4096, &mut buf);

@@ -103,7 +103,7 @@ impl SharedSlices {
                 data: data.into(),
             };
         }
-        let ddict = crate::dctx::Dict::new(&bytes);
+        let ddict = crate::dctx::Dict::new(bytes.as_slice());
         self.trained = Some((Arc::new(HotDict { bytes, ddict }), comp));
         self.held_bytes = 0;
         Ok(())

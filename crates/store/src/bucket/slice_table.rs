@@ -385,19 +385,23 @@ impl SliceTable {
             .digested
             .get(i)
             .ok_or_else(|| bad("a slice names a missing dictionary"))?;
-        let digest = |bytes: &[u8]| match Dict::new(bytes) {
-            None if !bytes.is_empty() => Err(bad("the journal dictionary could not be loaded")),
-            d => Ok(d),
+        let digest = |bytes: Vec<u8>| {
+            let empty = bytes.is_empty();
+            match Dict::new(bytes) {
+                None if !empty => Err(bad("the journal dictionary could not be loaded")),
+                d => Ok(d),
+            }
         };
         let d = cell.get_or_init(|| match &self.layout {
             Some(l) => {
                 let (at, len, hash) = l.dicts[i];
                 let mut b = vec![0u8; len];
                 self.file.read_exact_at(&mut b, at).at(&self.path)?;
-                digest(checked_dict(&self.path, &b, hash)?)
+                checked_dict(&self.path, &b, hash)?;
+                digest(b)
             }
             // Earlier layouts: the whole table was read (and verified) at open.
-            None => digest(&self.all()?.dicts.dicts[i]),
+            None => digest(self.all()?.dicts.dicts[i].clone()),
         });
         match d {
             Ok(d) => Ok(d.as_ref()),
