@@ -56,7 +56,7 @@ pub struct NearSlot<'a> {
 /// Frames a read decompresses with a dictionary before it lays the dictionary out in a
 /// [`Near`]: that costs about as much as decompressing one 16 KiB slice and saves ~20 % of
 /// each later one, so a read of a few slices (a `head 10`, a rare term) is better off without.
-pub const NEAR_AFTER: usize = 8;
+const NEAR_AFTER: usize = 8;
 
 impl<'a> NearSlot<'a> {
     /// A slot that lays its [`Near`] out in `buf`.

@@ -175,6 +175,16 @@ enum Fallback {
 /// Nesting [`Scan`] leaves to serde_json (whose own limit is 128).
 const SCAN_DEPTH: usize = 100;
 
+/// The position of the first byte from `i` on that is not JSON white space (RFC 8259: space,
+/// tab, line feed, carriage return).
+#[inline]
+pub(crate) fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(i) {
+        i += 1;
+    }
+    i
+}
+
 /// Length of the leading bytes of `b` that a JSON string holds as they are: up to the first
 /// quote, backslash or control character (or the end). Eight bytes at a time: a byte equal to
 /// `q` shows as a set top bit of `(x ^ q·1s) − 1s & !(x ^ q·1s) & 80s`, a byte below 0x20 as one
@@ -236,9 +246,7 @@ impl<'a> Scan<'a, '_> {
 
     #[inline]
     fn ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
-            self.i += 1;
-        }
+        self.i = skip_ws(self.s.as_bytes(), self.i);
     }
 
     /// Whether the value at `path` is the field itself.

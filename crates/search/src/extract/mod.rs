@@ -58,18 +58,12 @@ fn cannot_give(b: &[u8], at: usize, end: usize) -> bool {
     if at == 0 || b[at - 1] != b'"' || next != Some(b'"') {
         return true;
     }
-    let ws = |mut i: usize| {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(i) {
-            i += 1;
-        }
-        i
-    };
-    let colon = ws(end + 1);
+    let colon = json::skip_ws(b, end + 1);
     if b.get(colon) != Some(&b':') {
         // A string value, not a key.
         return true;
     }
-    matches!(b.get(ws(colon + 1)), Some(b'[' | b'{'))
+    matches!(b.get(json::skip_ws(b, colon + 1)), Some(b'[' | b'{'))
 }
 
 thread_local! {
