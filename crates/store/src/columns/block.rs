@@ -81,45 +81,35 @@ pub fn decode_block(
 ) -> Result<(), DecodeError> {
     let mut r = Reader::new(body);
     let n = event_count(&mut r, expect, body.len())?;
-    let mut pos = u32::try_from(r.varint()?).map_err(|_| "slice offset exceeds u32")? as u64;
+    let first = u32::try_from(r.varint()?).map_err(|_| "slice offset exceeds u32")?;
     for v in [&mut into.times, &mut into.index_times] {
-        v.reserve(n);
         let mut prev = 0i64;
-        r.varints(n, |u| {
+        column(&mut r, n, v, |u| {
             prev = prev.wrapping_add(crate::codec::unzigzag(u));
-            v.push(prev);
-            Ok(())
+            Ok(prev)
         })?;
     }
     let base = into.slice.len();
-    into.slice.reserve(n);
     let mut prev = 0u32;
-    r.varints(n, |d| {
+    column(&mut r, n, &mut into.slice, |d| {
         let d = u32::try_from(d).map_err(|_| "slice delta exceeds u32")?;
         prev = prev.checked_add(d).ok_or("slice number overflow")?;
-        into.slice.push(prev);
-        Ok(())
+        Ok(prev)
     })?;
-    // raw_len, and each event's offset in its slice from it: the previous event's end, or 0
-    // where the slice changes.
-    into.raw_len.reserve(n);
+    u32_column(&mut r, n, 1 << 32, "value exceeds u32", &mut into.raw_len)?;
+    // Each event's offset in its slice: the previous event's end, or 0 where the slice
+    // changes (the block's first event starts at `first`).
     into.offset.reserve(n);
+    let mut pos = first as u64;
     let mut last_slice = into.slice.get(base).copied();
-    let mut slices = into.slice[base..].iter();
-    r.varints(n, |len| {
-        let slice = slices.next().copied();
-        if len > u32::MAX as u64 {
-            return Err("value exceeds u32");
-        }
-        if slice != last_slice {
-            (pos, last_slice) = (0, slice);
+    for (&slice, &len) in into.slice[base..].iter().zip(&into.raw_len[base..]) {
+        if Some(slice) != last_slice {
+            (pos, last_slice) = (0, Some(slice));
         }
         into.offset
             .push(u32::try_from(pos).map_err(|_| "slice offset exceeds u32")?);
-        into.raw_len.push(len as u32);
-        pos += len;
-        Ok(())
-    })?;
+        pos += len as u64;
+    }
     for (v, limit) in [
         (&mut into.host, dict_lens[0]),
         (&mut into.source, dict_lens[1]),
@@ -130,11 +120,9 @@ pub fn decode_block(
     u32_column(&mut r, n, 1 << 32, "value exceeds u32", &mut into.linecount)?;
     let start = *into.field_start.last().ok_or("field offsets missing")?;
     let mut end = start;
-    into.field_start.reserve(n);
-    r.varints(n, |len| {
+    column(&mut r, n, &mut into.field_start, |len| {
         end = end.checked_add(len).ok_or("field length overflow")?;
-        into.field_start.push(end);
-        Ok(())
+        Ok(end)
     })?;
     let blob_len = usize::try_from(end - start).map_err(|_| "field blob too long")?;
     into.field_blob.extend_from_slice(r.bytes(blob_len)?);
@@ -153,14 +141,38 @@ fn u32_column(
     what: DecodeError,
     v: &mut Vec<u32>,
 ) -> Result<(), DecodeError> {
-    v.reserve(n);
-    r.varints(n, |x| {
-        if x >= limit {
-            return Err(what);
+    column(
+        r,
+        n,
+        v,
+        |x| if x < limit { Ok(x as u32) } else { Err(what) },
+    )
+}
+
+/// Appends `n` values of a column to `v`, each read as a varint and mapped by `f` (which may
+/// refuse it; `v` is then as it was). The values are written into room made first, which
+/// spares a capacity check and a length update per value.
+#[inline(always)]
+fn column<T: Copy + Default>(
+    r: &mut Reader<'_>,
+    n: usize,
+    v: &mut Vec<T>,
+    mut f: impl FnMut(u64) -> Result<T, DecodeError>,
+) -> Result<(), DecodeError> {
+    let base = v.len();
+    v.resize(base + n, T::default());
+    let mut room = v[base..].iter_mut();
+    let read = r.varints(n, |x| {
+        // `varints` gives exactly `n` values, one per slot.
+        if let Some(slot) = room.next() {
+            *slot = f(x)?;
         }
-        v.push(x as u32);
         Ok(())
-    })
+    });
+    if read.is_err() {
+        v.truncate(base);
+    }
+    read
 }
 
 /// Decodes event `pos` alone of a block body into `into` (which must be empty: it ends up

@@ -507,31 +507,35 @@ impl EventColumns for ColumnsFile {
         next: Option<usize>,
         scratch: &'a mut StreamScratch,
     ) -> Result<(&'a Columns, usize), StoreError> {
-        if let Some(found) = self.decoded_whole(n as u32)? {
-            return Ok(found);
-        }
+        self.check_event(n)?;
         let (b, i) = self.block_of(n as u32);
-        match scratch.held {
-            Some((held, None)) if held == b => {}
-            Some((held, Some(one))) if held == b && one == i => return Ok((&scratch.cols, 0)),
-            // A second event of the block (the whole block is cheaper from here on), or a block
-            // read whole lately.
-            was => {
-                let second = matches!(was, Some((held, Some(_))) if held == b)
-                    || next.is_some_and(|m| self.block_of(m as u32).0 == b);
-                scratch.held = None;
-                scratch.whole = None;
-                let whole = match self.recent_block(b) {
-                    Some(cols) => cols,
-                    None if second => self.decode_recent(b)?,
-                    None => {
-                        self.decode_event(b, i, &mut scratch.cols)?;
-                        scratch.held = Some((b, Some(i)));
-                        return Ok((&scratch.cols, 0));
-                    }
-                };
-                scratch.whole = Some(whole);
-                scratch.held = Some((b, None));
+        // Not the block of the previous event decoded whole (the common case of a dense read).
+        if !(scratch.held == Some((b, None)) && scratch.whole.is_some()) {
+            if let Some(found) = self.decoded_whole(n as u32)? {
+                return Ok(found);
+            }
+            match scratch.held {
+                Some((held, None)) if held == b => {}
+                Some((held, Some(one))) if held == b && one == i => return Ok((&scratch.cols, 0)),
+                // A second event of the block (the whole block is cheaper from here on), or a block
+                // read whole lately.
+                was => {
+                    let second = matches!(was, Some((held, Some(_))) if held == b)
+                        || next.is_some_and(|m| self.block_of(m as u32).0 == b);
+                    scratch.held = None;
+                    scratch.whole = None;
+                    let whole = match self.recent_block(b) {
+                        Some(cols) => cols,
+                        None if second => self.decode_recent(b)?,
+                        None => {
+                            self.decode_event(b, i, &mut scratch.cols)?;
+                            scratch.held = Some((b, Some(i)));
+                            return Ok((&scratch.cols, 0));
+                        }
+                    };
+                    scratch.whole = Some(whole);
+                    scratch.held = Some((b, None));
+                }
             }
         }
         let cols = scratch
