@@ -83,11 +83,7 @@ pub fn decode_block(
     let n = event_count(&mut r, expect, body.len())?;
     let first = u32::try_from(r.varint()?).map_err(|_| "slice offset exceeds u32")?;
     for v in [&mut into.times, &mut into.index_times] {
-        let mut prev = 0i64;
-        column(&mut r, n, v, |u| {
-            prev = prev.wrapping_add(crate::codec::unzigzag(u));
-            Ok(prev)
-        })?;
+        time_column(&mut r, n, v)?;
     }
     let base = into.slice.len();
     let mut prev = 0u32;
@@ -147,6 +143,16 @@ fn u32_column(
         v,
         |x| if x < limit { Ok(x as u32) } else { Err(what) },
     )
+}
+
+/// Appends `n` times of a column (zigzag deltas from 0) to `v`.
+#[inline]
+fn time_column(r: &mut Reader<'_>, n: usize, v: &mut Vec<i64>) -> Result<(), DecodeError> {
+    let mut prev = 0i64;
+    column(r, n, v, |u| {
+        prev = prev.wrapping_add(crate::codec::unzigzag(u));
+        Ok(prev)
+    })
 }
 
 /// Appends `n` values of a column to `v`, each read as a varint and mapped by `f` (which may
@@ -324,26 +330,14 @@ pub fn decode_block_light(
     let mut r = Reader::new(body);
     let n = event_count(&mut r, expect, body.len())?;
     r.varint()?; // where the first event starts in its slice
-    times.reserve(n);
-    let mut prev = 0i64;
-    for _ in 0..n {
-        prev = prev.wrapping_add(r.ivarint()?);
-        times.push(prev);
-    }
+    time_column(&mut r, n, times)?;
     let Some(ids) = ids else {
         return Ok(());
     };
     // index_time, slice and raw_len lie between the times and the ids.
     r.skip_varints(3 * n)?;
     for (v, limit) in ids.iter_mut().zip(dict_lens) {
-        v.reserve(n);
-        for _ in 0..n {
-            let x = r.varint()?;
-            if x >= limit as u64 {
-                return Err("dictionary id out of range");
-            }
-            v.push(x as u32);
-        }
+        u32_column(&mut r, n, limit as u64, "dictionary id out of range", v)?;
     }
     Ok(())
 }
