@@ -308,6 +308,37 @@ pub fn decode_entry_into(block: &[u8], offset: usize, out: &mut Vec<u32>) -> Res
     for_each_run(kind, data, |first, last| out.extend(first..=last))
 }
 
+/// Calls `hit(j)` for each `cands[j]` (ascending) that the entry at `offset` of an
+/// uncompressed block holds, in order, walking the entry once without building a bitmap;
+/// returns the entry's largest number. Checks the entry as [`decode_entry`] does.
+pub fn hits_in_entry(
+    block: &[u8],
+    offset: usize,
+    cands: &[u32],
+    mut hit: impl FnMut(usize),
+) -> Result<Option<u32>, String> {
+    let (kind, data) = entry_at(block, offset)?;
+    let mut j = 0;
+    let mut last = None;
+    let mut run = |first: u32, end: u32| {
+        while j < cands.len() && cands[j] < first {
+            j += 1;
+        }
+        while j < cands.len() && cands[j] <= end {
+            hit(j);
+            j += 1;
+        }
+        last = Some(end);
+    };
+    if kind == KIND_ROARING {
+        let bm = RoaringBitmap::deserialize_from(data).map_err(|e| e.to_string())?;
+        bm.iter().for_each(|n| run(n, n));
+    } else {
+        for_each_run(kind, data, &mut run)?;
+    }
+    Ok(last)
+}
+
 /// Calls `f(first, last)` for each run of consecutive numbers of entry data of `kind`
 /// ([`KIND_RUNS`] or [`KIND_DELTAS`], whose numbers come as runs of one), in ascending order;
 /// checks that they ascend and stay below `u32::MAX`.
@@ -391,6 +422,36 @@ mod tests {
                     prop_assert_eq!(&into[2..], &list[..]);
                     let bm: Vec<u32> = decode_entry(&entry, 0).unwrap().into_iter().collect();
                     prop_assert_eq!(&bm, &list);
+                }
+            }
+        }
+
+        /// `hits_in_entry` names exactly the candidates the list holds, in order, and the
+        /// list's largest number, whichever kind the writer picked (sparse lists are deltas,
+        /// dense ones roaring, long runs runs).
+        #[test]
+        fn hits_are_the_candidates_the_entry_holds(
+            mut list in proptest::collection::vec(0u32..20_000, 1..3000),
+            runs in proptest::collection::vec((0u32..30_000, 1u32..2000), 0..3),
+            cands in proptest::collection::btree_set(0u32..32_000, 0..400),
+        ) {
+            for (start, len) in runs {
+                list.extend(start..start + len);
+            }
+            list.sort_unstable();
+            list.dedup();
+            let cands: Vec<u32> = cands.into_iter().collect();
+            let mut scratch = Vec::new();
+            for read_whole in [false, true] {
+                let mut entry = Vec::new();
+                if encode(&list, &mut entry, &mut scratch, read_whole).unwrap().is_none() {
+                    let mut got = Vec::new();
+                    let max = hits_in_entry(&entry, 0, &cands, |j| got.push(j)).unwrap();
+                    let want: Vec<usize> = (0..cands.len())
+                        .filter(|&j| list.binary_search(&cands[j]).is_ok())
+                        .collect();
+                    prop_assert_eq!(got, want);
+                    prop_assert_eq!(max, list.last().copied());
                 }
             }
         }

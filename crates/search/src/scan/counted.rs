@@ -330,6 +330,16 @@ fn by_postings(
         }
         terms.push(t);
     }
+    // Looked up in term order, so neighbouring terms share lexicon and postings blocks.
+    let mut order: Vec<usize> = (0..terms.len()).collect();
+    order.sort_unstable_by(|&a, &b| terms[a].cmp(&terms[b]));
+    let sorted: Vec<Vec<u8>> = order
+        .iter()
+        .map(|&i| std::mem::take(&mut terms[i]))
+        .collect();
+    if (ids.len() as u64).saturating_mul(WALK_BELOW) < bucket.meta().event_count {
+        return walk_postings(bucket, ids, &sorted, &order, pos);
+    }
     let built;
     let cands = match bits {
         Some(b) => {
@@ -342,13 +352,6 @@ fn by_postings(
             &built
         }
     };
-    // Looked up in term order, so neighbouring terms share lexicon and postings blocks.
-    let mut order: Vec<usize> = (0..terms.len()).collect();
-    order.sort_unstable_by(|&a, &b| terms[a].cmp(&terms[b]));
-    let sorted: Vec<Vec<u8>> = order
-        .iter()
-        .map(|&i| std::mem::take(&mut terms[i]))
-        .collect();
     let mut postings: Vec<(usize, RoaringBitmap)> = order
         .into_iter()
         .zip(bucket.term_postings(&sorted)?)
@@ -369,6 +372,51 @@ fn by_postings(
     }
     let total = ids.len() as u64;
     Ok((sum == total && union.len() == total).then_some(out))
+}
+
+/// [`by_postings`] walks each term's postings against the candidates, without building
+/// bitmaps, when there are fewer than one candidate per this many events of the bucket. With
+/// more, roaring's container-at-a-time intersection wins: a dense `stats count by host` hit its
+/// candidates one by one ten times slower (1.7 s against 0.18 s at 10 GB), while a sparse one
+/// (one candidate per 1,000 events) took 94–97 ms instead of 114–129.
+const WALK_BELOW: u64 = 64;
+
+/// [`by_postings`] for few candidates: `sorted` are the field terms in term order, `order[k]`
+/// the dictionary id of `sorted[k]`.
+fn walk_postings(
+    bucket: &dyn BucketRead,
+    ids: &[u32],
+    sorted: &[Vec<u8>],
+    order: &[usize],
+    pos: usize,
+) -> Result<Option<Tallies>, StoreError> {
+    // Each candidate must be held by exactly one term's postings (an event has one value of
+    // the field); otherwise the columns decide.
+    let mut tallies: Vec<Option<Tally>> = vec![None; sorted.len()];
+    let mut covered = vec![false; ids.len()];
+    let mut twice = false;
+    bucket.term_hits(sorted, ids, &mut |i, j| {
+        twice |= std::mem::replace(&mut covered[j], true);
+        let t = tallies[i].get_or_insert(Tally {
+            count: 0,
+            first: ids[j],
+        });
+        t.count += 1;
+    })?;
+    if twice || covered.contains(&false) {
+        return Ok(None);
+    }
+    let mut out: Vec<_> = order
+        .iter()
+        .zip(tallies)
+        .filter_map(|(&id, t)| {
+            let mut key = [0u32; 3];
+            key[pos] = id as u32;
+            Some((key, t?))
+        })
+        .collect();
+    out.sort_unstable_by_key(|(key, _)| key[pos]);
+    Ok(Some(out))
 }
 
 /// Tallies by combination: a flat table when the combinations are few, else a hash map.

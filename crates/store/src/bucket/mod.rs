@@ -77,6 +77,28 @@ pub trait BucketRead {
             .map(|t| self.eval(&TermQuery::Term(t.clone())))
             .collect()
     }
+    /// Calls `hit(i, j)` for each candidate `cands[j]` (ascending event numbers) that the
+    /// postings of `terms[i]` hold, term by term: what intersecting each of
+    /// [`BucketRead::term_postings`] with the candidates gives. Warm buckets walk each postings
+    /// entry once against the candidates instead of building its bitmap (pass the terms sorted,
+    /// as there).
+    fn term_hits(
+        &self,
+        terms: &[Vec<u8>],
+        cands: &[u32],
+        hit: &mut dyn FnMut(usize, usize),
+    ) -> Result<(), StoreError> {
+        let bits = RoaringBitmap::from_sorted_iter(cands.iter().copied())
+            .map_err(|_| StoreError::Limit("candidates out of order".into()))?;
+        for (i, p) in self.term_postings(terms)?.into_iter().enumerate() {
+            for n in p & &bits {
+                if let Ok(j) = cands.binary_search(&n) {
+                    hit(i, j);
+                }
+            }
+        }
+        Ok(())
+    }
     /// `_time` column, µs, indexed by event number. Warm buckets decode every column block for
     /// it (once); prefer [`BucketRead::time`] for a few events.
     fn times(&self) -> &[i64];

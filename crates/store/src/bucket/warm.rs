@@ -179,6 +179,48 @@ impl WarmBucket {
         })
     }
 
+    /// Calls `f(i, value, scratch)` for each of `terms` (lowercased here) found in the
+    /// lexicon, in order, sharing lexicon and postings blocks between neighbouring terms.
+    fn term_values(
+        &self,
+        terms: &[Vec<u8>],
+        mut f: impl FnMut(usize, u64, &mut BlockScratch) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let lexicon = self.lexicon()?;
+        let (mut lex, mut blocks, mut lower) =
+            (LexScratch::default(), BlockScratch::default(), Vec::new());
+        for (i, t) in terms.iter().enumerate() {
+            lower.clear();
+            lower.extend(t.iter().map(u8::to_ascii_lowercase));
+            if let Some(v) = lexicon.get(&lower, &mut lex)? {
+                f(i, v, &mut blocks)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Calls `hit(j)` for each `cands[j]` (ascending) among the events a lexicon value points
+    /// at, validated as [`WarmBucket::postings_at`] does, without building a bitmap.
+    pub fn postings_hits(
+        &self,
+        value: u64,
+        scratch: &mut BlockScratch,
+        cands: &[u32],
+        hit: &mut dyn FnMut(usize),
+    ) -> Result<(), StoreError> {
+        self.read_postings(value, scratch, |at| match at {
+            PostingsAt::Inline(n) => {
+                if let Ok(j) = cands.binary_search(&n) {
+                    hit(j);
+                }
+                Ok(((), Some(n)))
+            }
+            PostingsAt::Entry(block, offset) => {
+                Ok(((), postings::hits_in_entry(block, offset, cands, hit)?))
+            }
+        })
+    }
+
     /// Appends the event numbers a lexicon value points at to `out` (ascending), validated as
     /// [`WarmBucket::postings_at`] does, without building a bitmap (a merge rewrites every
     /// term's list, most of them a single inline number).
@@ -435,19 +477,22 @@ impl BucketRead for WarmBucket {
         eval(self, q)
     }
     fn term_postings(&self, terms: &[Vec<u8>]) -> Result<Vec<RoaringBitmap>, StoreError> {
-        let lexicon = self.lexicon()?;
-        let (mut lex, mut blocks, mut lower) =
-            (LexScratch::default(), BlockScratch::default(), Vec::new());
-        let mut out = Vec::with_capacity(terms.len());
-        for t in terms {
-            lower.clear();
-            lower.extend(t.iter().map(u8::to_ascii_lowercase));
-            out.push(match lexicon.get(&lower, &mut lex)? {
-                Some(v) => self.postings_at(v, &mut blocks)?,
-                None => RoaringBitmap::new(),
-            });
-        }
+        let mut out = vec![RoaringBitmap::new(); terms.len()];
+        self.term_values(terms, |i, v, blocks| {
+            out[i] = self.postings_at(v, blocks)?;
+            Ok(())
+        })?;
         Ok(out)
+    }
+    fn term_hits(
+        &self,
+        terms: &[Vec<u8>],
+        cands: &[u32],
+        hit: &mut dyn FnMut(usize, usize),
+    ) -> Result<(), StoreError> {
+        self.term_values(terms, |i, v, blocks| {
+            self.postings_hits(v, blocks, cands, &mut |j| hit(i, j))
+        })
     }
     fn times(&self) -> &[i64] {
         &self.cols_or_empty().times
