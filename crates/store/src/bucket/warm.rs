@@ -201,7 +201,7 @@ impl WarmBucket {
 
     /// Calls `hit(j)` for each `cands[j]` (ascending) among the events a lexicon value points
     /// at, validated as [`WarmBucket::postings_at`] does, without building a bitmap.
-    pub fn postings_hits(
+    fn postings_hits(
         &self,
         value: u64,
         scratch: &mut BlockScratch,

@@ -509,16 +509,15 @@ impl EventColumns for ColumnsFile {
     ) -> Result<(&'a Columns, usize), StoreError> {
         self.check_event(n)?;
         let (b, i) = self.block_of(n as u32);
-        // Not the block of the previous event decoded whole (the common case of a dense read).
-        if !(scratch.held == Some((b, None)) && scratch.whole.is_some()) {
+        // Unless the previous event's block is held whole (the common case of a dense read).
+        if scratch.held != Some((b, None)) {
             if let Some(found) = self.decoded_whole(n as u32)? {
                 return Ok(found);
             }
             match scratch.held {
-                Some((held, None)) if held == b => {}
                 Some((held, Some(one))) if held == b && one == i => return Ok((&scratch.cols, 0)),
-                // A second event of the block (the whole block is cheaper from here on), or a block
-                // read whole lately.
+                // A second event of the block (the whole block is cheaper from here on), or a
+                // block read whole lately.
                 was => {
                     let second = matches!(was, Some((held, Some(_))) if held == b)
                         || next.is_some_and(|m| self.block_of(m as u32).0 == b);
