@@ -45,7 +45,7 @@ impl Event {
     /// Number of lines in `raw`, as `linecount` reports it.
     pub fn count_lines(raw: &str) -> u32 {
         let trimmed = raw.trim_end_matches(['\n', '\r']);
-        1 + trimmed.bytes().filter(|&b| b == b'\n').count() as u32
+        1 + memchr::memchr_iter(b'\n', trimmed.as_bytes()).count() as u32
     }
 }
 
