@@ -52,6 +52,9 @@ pub(crate) struct Hot {
     pub last_write_secs: i64,
 }
 
+/// Largest encoding buffer of the group commit kept for the next leader, bytes.
+const KEEP_PENDING_BYTES: usize = 4 << 20;
+
 /// Queue of the group commit.
 #[derive(Default)]
 struct Queue {
@@ -245,14 +248,23 @@ impl IndexWriter {
                 continue;
             }
             q.flushing = true;
-            let buf = std::mem::take(&mut q.pending);
-            let batches = std::mem::take(&mut q.pending_events);
+            let mut buf = std::mem::take(&mut q.pending);
+            let mut batches = std::mem::take(&mut q.pending_events);
             let target = q.enqueued;
             drop(q);
             let res = self.flush(lane, &buf, &batches);
-            drop(batches);
+            batches.clear();
+            buf.clear();
             q = lane.lock_queue();
             q.flushing = false;
+            // The next leader encodes into these rather than growing new ones from empty (their
+            // reallocations copied every record again); a buffer a burst grew is let go.
+            if q.pending.is_empty() && buf.capacity() <= KEEP_PENDING_BYTES {
+                q.pending = buf;
+            }
+            if q.pending_events.is_empty() {
+                q.pending_events = batches;
+            }
             match res {
                 Ok(()) => q.durable = target,
                 Err(e) => {
