@@ -64,9 +64,10 @@ impl Event {
 /// Builds the lexicon term of an indexed field: `name::value`, lowercased as every term is.
 pub fn field_term(name: &str, value: &str, out: &mut Vec<u8>) {
     out.clear();
-    out.extend(name.bytes().map(|b| b.to_ascii_lowercase()));
+    out.extend_from_slice(name.as_bytes());
     out.extend_from_slice(b"::");
-    out.extend(value.bytes().map(|b| b.to_ascii_lowercase()));
+    out.extend_from_slice(value.as_bytes());
+    out.make_ascii_lowercase();
 }
 
 #[cfg(test)]

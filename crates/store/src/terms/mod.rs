@@ -81,6 +81,18 @@ pub struct TermIndex {
     tok: Tokenizer,
     /// Scratch for `field::value` terms.
     field_buf: Vec<u8>,
+    /// The last event's host, source and sourcetype, with their terms and hashes: the events of
+    /// one stream share them, so their terms are built and hashed once per change.
+    meta: [MetaTerm; 3],
+}
+
+/// A default field's value and its `field::value` term and hash (see [`TermIndex::add_event`]);
+/// no value before the first event.
+#[derive(Default)]
+struct MetaTerm {
+    value: Option<String>,
+    term: Vec<u8>,
+    hash: u32,
 }
 
 /// Events per batch: a batch is flushed into the big table before an event past this count.
@@ -395,6 +407,7 @@ impl Default for TermIndex {
             batch_events: BATCH_EVENTS,
             tok: Tokenizer::default(),
             field_buf: Vec::new(),
+            meta: Default::default(),
         }
     }
 }
@@ -525,11 +538,20 @@ impl TermIndex {
                 res = batch.add(num, hash32(t), t);
             }
         });
-        for (name, value) in e
-            .meta()
-            .into_iter()
-            .chain(e.fields.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        {
+        for (m, (name, value)) in self.meta.iter_mut().zip(e.meta()) {
+            if res.is_err() {
+                break;
+            }
+            if m.value.as_deref() != Some(value) {
+                field_term(name, value, &mut m.term);
+                m.hash = hash32(&m.term);
+                let v = m.value.get_or_insert_with(String::new);
+                v.clear();
+                v.push_str(value);
+            }
+            res = batch.add(num, m.hash, &m.term);
+        }
+        for (name, value) in &e.fields {
             if res.is_err() {
                 break;
             }

@@ -69,11 +69,12 @@ fn slots_tell_near_misses_apart() {
     }
 }
 
-/// The naive twin: a map of owned terms to vectors, as the index was before the arena.
-fn naive(events: &[(u32, Vec<String>)]) -> BTreeMap<Vec<u8>, Vec<u32>> {
+/// The naive twin: a map of owned terms to vectors, as the index was before the arena. Events
+/// are `(number, host, words)`.
+fn naive(events: &[(u32, &str, Vec<String>)]) -> BTreeMap<Vec<u8>, Vec<u32>> {
     let mut m: HashMap<Vec<u8>, Vec<u32>> = HashMap::new();
     let mut tok = Tokenizer::new();
-    for (num, words) in events {
+    for (num, host, words) in events {
         let raw = words.join(" ");
         tok.for_each(raw.as_bytes(), |t| {
             let l = m.entry(t.to_vec()).or_default();
@@ -81,7 +82,8 @@ fn naive(events: &[(u32, Vec<String>)]) -> BTreeMap<Vec<u8>, Vec<u32>> {
                 l.push(*num);
             }
         });
-        for t in [&b"host::"[..], b"source::", b"sourcetype::"] {
+        let host = format!("host::{}", host.to_ascii_lowercase());
+        for t in [host.as_bytes(), b"source::", b"sourcetype::"] {
             let l = m.entry(t.to_vec()).or_default();
             if l.last() != Some(num) {
                 l.push(*num);
@@ -156,25 +158,26 @@ proptest! {
     #[test]
     fn matches_naive_map(
         steps in proptest::collection::vec(
-            (0u32..3000, proptest::collection::vec("[a-e]{1,3}|[0-9]{1,9}|[a-z.]{1,12}|[ab]{6,11}", 0..8)),
+            (0u32..3000, 0usize..3, proptest::collection::vec("[a-e]{1,3}|[0-9]{1,9}|[a-z.]{1,12}|[ab]{6,11}", 0..8)),
             0..200,
         ),
         batch in 1u32..6,
         reads in proptest::collection::vec(0usize..200, 0..4),
     ) {
         // Ascending event numbers with gaps of any size (deltas of one to several varint bytes).
+        // Hosts change from event to event or stay, as streams interleave.
         let mut num = 0u32;
-        let events: Vec<(u32, Vec<String>)> = steps
+        let events: Vec<(u32, &str, Vec<String>)> = steps
             .into_iter()
-            .map(|(gap, words)| {
+            .map(|(gap, host, words)| {
                 num += gap * gap;
-                (num, words)
+                (num, ["", "Web-1", "db"][host], words)
             })
             .collect();
         // Small batches, so that flushes happen; reads in the middle see the pending batch.
         let mut ix = TermIndex::with_batch(batch);
-        for (i, (num, words)) in events.iter().enumerate() {
-            let e = Event { raw: words.join(" "), ..Event::default() };
+        for (i, (num, host, words)) in events.iter().enumerate() {
+            let e = Event { raw: words.join(" "), host: host.to_string(), ..Event::default() };
             ix.add_event(*num, &e).unwrap();
             if reads.contains(&i) {
                 check_reads(&ix, &naive(&events[..=i]))?;
