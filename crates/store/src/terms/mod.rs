@@ -19,9 +19,9 @@
 //! cache-resident [`Batch`] (its own bytes, and one `(number, term)` node per new occurrence, in
 //! order of arrival). Its table slots hold a term's first 8 bytes, length, last event and
 //! count, so a repeat of a term of up to 8 bytes (83 % of occurrences in the generated corpus)
-//! reads and writes one slot and nothing else. A flush groups the nodes by term (a counting sort: sequential reads, where
-//! walking a chain per term waited on a cache miss per node), looks each distinct batch term up
-//! once in the big table and appends its run of numbers. Most
+//! reads and writes one slot and nothing else. A flush groups the nodes by term (a counting
+//! sort: sequential reads, where walking a chain per term waited on a cache miss per node),
+//! looks each distinct batch term up once in the big table and appends its run of numbers. Most
 //! occurrences are repeats of frequent terms, so the big table (tens of MB, a cache miss per
 //! probe) sees one lookup per distinct term per batch instead of one per occurrence. Every
 //! event numbered `num` lands in one batch, so the batch's numbers follow those already in the

@@ -129,7 +129,10 @@ proptest! {
     /// first 8 bytes of longer ones, and holds exactly its own term.
     #[test]
     fn word_and_length_are_the_short_term(
-        a in proptest::collection::vec(proptest::prop_oneof![4 => 0u8..2, 1 => proptest::num::u8::ANY], 0..12),
+        a in proptest::collection::vec(
+            proptest::prop_oneof![4 => 0u8..2, 1 => proptest::num::u8::ANY],
+            0..12,
+        ),
         edit in proptest::option::of((0usize..12, 0u8..3)),
         cut in 0usize..3,
     ) {
@@ -158,7 +161,11 @@ proptest! {
     #[test]
     fn matches_naive_map(
         steps in proptest::collection::vec(
-            (0u32..3000, 0usize..3, proptest::collection::vec("[a-e]{1,3}|[0-9]{1,9}|[a-z.]{1,12}|[ab]{6,11}", 0..8)),
+            (
+                0u32..3000,
+                0usize..3,
+                proptest::collection::vec("[a-e]{1,3}|[0-9]{1,9}|[a-z.]{1,12}|[ab]{6,11}", 0..8),
+            ),
             0..200,
         ),
         batch in 1u32..6,
