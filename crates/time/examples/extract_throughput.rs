@@ -1,5 +1,6 @@
 //! Throughput of `Extractor::extract` on the Hadoop loghub sample (not a criterion bench; a figure
-//! for the report). Run: `cargo run --release -p lode-time --example extract_throughput`.
+//! for the report). Run: `cargo run --release -p lode-time --example extract_throughput`, or add
+//! a file's path to measure its lines instead (`lode gen`'s `app_java.log`: stack traces).
 
 use lode_time::extract::{ExtractConfig, Extractor};
 use std::time::Instant;
@@ -12,8 +13,37 @@ const FILE: &str = concat!(
 const ROUNDS: usize = 500;
 /// 2016-01-01T00:00:00Z, so the 2015 sample lies inside the default 2000-day window.
 const NOW: i64 = 1_451_606_400_000_000;
+/// Lines of a file named on the command line measured per pass.
+const FILE_LINES: usize = 200_000;
+/// 2027-01-01T00:00:00Z: the clock for a file named on the command line.
+const FILE_NOW: i64 = 1_798_761_600_000_000;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    match std::env::args().nth(1) {
+        Some(path) => file(&path),
+        None => loghub(),
+    }
+}
+
+/// Every line of the file at `path`, as `BREAK_ONLY_BEFORE_DATE` line merging asks of each line
+/// (in a stack trace most lines hold no timestamp), with the clock at 2027-01-01.
+fn file(path: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let text = std::fs::read_to_string(path)?;
+    let lines: Vec<&str> = text.lines().take(FILE_LINES).collect();
+    let bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
+    let mut ex = Extractor::new(ExtractConfig::default())?;
+    for _ in 0..5 {
+        let t0 = Instant::now();
+        let found = lines
+            .iter()
+            .filter(|l| ex.extract(l, FILE_NOW).is_some())
+            .count();
+        report(path, t0, lines.len(), bytes, found);
+    }
+    Ok(())
+}
+
+fn loghub() -> Result<(), Box<dyn std::error::Error>> {
     let text = std::fs::read_to_string(FILE)?;
     let lines: Vec<&str> = text.lines().collect();
     let bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
@@ -62,6 +92,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let what = "extract, no timestamp (worst case)";
     report(what, t0, rounds * bare.len(), rounds * bare_bytes, found);
+
+    // A file named on the command line, line by line, as `BREAK_ONLY_BEFORE_DATE` line merging
+    // asks of every line (stack traces: most lines hold no timestamp).
+    if let Some(path) = std::env::args().nth(1) {
+        let text = std::fs::read_to_string(&path)?;
+        let lines: Vec<&str> = text.lines().take(200_000).collect();
+        let bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
+        let now = 1_798_761_600_000_000; // 2027-01-01T00:00:00Z
+        for _ in 0..3 {
+            let t0 = Instant::now();
+            let found = lines
+                .iter()
+                .filter(|l| ex.extract(l, now).is_some())
+                .count();
+            report(&path, t0, lines.len(), bytes, found);
+        }
+    }
     Ok(())
 }
 

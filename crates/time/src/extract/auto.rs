@@ -5,7 +5,7 @@
 //! first pattern in table order that yields a plausible time wins, so longer/more specific shapes
 //! come first and ambiguous day/month orders are ordered by how common they are in logs.
 
-use super::lead::Lead;
+use super::lead::{Gate, Lead};
 use crate::strptime::TimeFormat;
 use std::sync::OnceLock;
 
@@ -64,6 +64,8 @@ pub(crate) struct Table {
     pub(crate) patterns: Vec<Pattern>,
     /// For each byte value, the indices (in order) of the patterns that can begin with it.
     by_byte: Vec<Vec<usize>>,
+    /// Every pattern's lead at once.
+    pub(crate) gate: Gate,
 }
 
 impl Table {
@@ -75,7 +77,12 @@ impl Table {
                     .collect()
             })
             .collect();
-        Table { patterns, by_byte }
+        let gate = Gate::of(patterns.iter().map(|p| p.lead));
+        Table {
+            patterns,
+            by_byte,
+            gate,
+        }
     }
 
     /// Indices of the patterns that can begin with byte `c`, in priority order.

@@ -120,7 +120,9 @@ impl Extractor {
         let b = event.as_bytes();
         if let Some((pi, off)) = self.last {
             let at = start + off;
-            if at < end {
+            // The first-byte test turns a continuation line away before a parse is set up.
+            let may = |p: &Pattern| p.lead.may_start(b[at]);
+            if at < end && self.table().patterns.get(pi).is_some_and(may) {
                 if let Some(found) = self.try_at(pi, b, at, end, now) {
                     return Some(found);
                 }
@@ -158,18 +160,29 @@ impl Extractor {
 
     fn scan(&self, b: &[u8], start: usize, end: usize, now: Micros) -> Option<(Found, usize)> {
         let table = self.table();
-        for at in start..end {
-            let candidates = table.candidates(b[at]);
-            if candidates.is_empty() || (at > start && !auto::can_begin_at(b, at)) {
-                continue;
-            }
-            let facts = Facts::at(&b[at..end]);
-            for &pi in candidates {
-                if !table.patterns[pi].lead.admits(&facts) {
-                    continue;
+        let mut at = start;
+        while at < end {
+            let c = b[at];
+            let candidates = table.candidates(c);
+            if !candidates.is_empty() && (at == start || auto::can_begin_at(b, at)) {
+                let facts = Facts::at(&b[at..end]);
+                if table.gate.passes(&facts) {
+                    for &pi in candidates {
+                        if !table.patterns[pi].lead.admits(&facts) {
+                            continue;
+                        }
+                        if let Some(found) = self.try_at(pi, b, at, end, now) {
+                            return Some((found, pi));
+                        }
+                    }
                 }
-                if let Some(found) = self.try_at(pi, b, at, end, now) {
-                    return Some((found, pi));
+            }
+            at += 1;
+            // No timestamp begins inside a word (`can_begin_at`): skip to the word's end, so a
+            // line without a timestamp costs a visit per word rather than per byte.
+            if is_word(c) {
+                while at < end && is_word(b[at]) {
+                    at += 1;
                 }
             }
         }

@@ -294,6 +294,25 @@ fn explicit_time_format() {
     ));
 }
 
+/// The scan visits a word once, at its first byte, then the byte right after it: a format that
+/// leads with punctuation is found glued to the word before it.
+#[test]
+fn format_leading_with_punctuation_right_after_a_word() {
+    for (format, event, start) in [
+        ("[%d/%b/%Y:%H:%M:%S", "GET[01/Mar/2024:12:30:00] ok", 3),
+        ("(%H:%M:%S)", "thread-7(12:30:00) ok", 8),
+        ("%H:%M:%S", "x_y 12:30:00 ok", 4),
+    ] {
+        let cfg = ExtractConfig {
+            time_format: Some(format.into()),
+            ..ExtractConfig::default()
+        };
+        let mut ex = Extractor::new(cfg).unwrap();
+        let f = ex.extract(event, NOW);
+        assert_eq!(f.map(|f| f.start), Some(start), "{format:?} in {event:?}");
+    }
+}
+
 #[test]
 fn fast_path_follows_a_changing_layout() {
     let mut ex = auto();
@@ -337,11 +356,21 @@ proptest! {
             "2024-03-01", "12:00:00", ",978", ".5", "T", " ", "  ", "Z", "+02:00", " -0700", "[",
             "]", "/", "Mar", "Sun", "Jul", "1", "01", "17", "081109", "203615", "1709294400",
             "1709294400123", "20240301", "-", ":", "10/Oct/2024", "x", "é", "_", "PM", "UTC",
+            "\t", "at", "java", "(", "286)", "Monitor", "Dec", "mars", "4",
         ]), 0..12),
         hence in 0u32..3,
+        // The automatic table, then formats leading with a byte, a padded day, digits, a name.
+        format in prop::sample::select(vec![
+            None, Some("[%d/%b/%Y:%H:%M:%S"), Some("%e %b %H:%M"), Some("%H:%M:%S"), Some("%b %d"),
+        ]),
     ) {
         let event: String = parts.concat();
-        let ex = Extractor::new(ExtractConfig { max_days_hence: hence, ..ExtractConfig::default() }).unwrap();
+        let cfg = ExtractConfig {
+            max_days_hence: hence,
+            time_format: format.map(str::to_string),
+            ..ExtractConfig::default()
+        };
+        let ex = Extractor::new(cfg).unwrap();
         prop_assert_eq!(ex.extract_slow(&event, NOW), naive(&ex, &event, NOW), "{:?}", event);
     }
 }

@@ -51,15 +51,42 @@ const WEEKDAYS: [&[u8]; 7] = [
     b"saturday",
 ];
 
-/// Matches a (case-insensitive) 3-letter abbreviation from `names`, extended to the full name when
-/// the input spells it; returns (index, bytes used).
-fn name_at(b: &[u8], names: &[&[u8]]) -> Option<(usize, usize)> {
+/// The first three letters of each of `names`, lowercased, packed as by [`key3`].
+const fn keys<const N: usize>(names: [&[u8]; N]) -> [u32; N] {
+    let mut out = [0u32; N];
+    let mut i = 0;
+    while i < N {
+        let n = names[i];
+        out[i] = n[0] as u32 | (n[1] as u32) << 8 | (n[2] as u32) << 16;
+        i += 1;
+    }
+    out
+}
+
+const MONTH_KEYS: [u32; 12] = keys(MONTHS);
+const WEEKDAY_KEYS: [u32; 7] = keys(WEEKDAYS);
+
+/// The first three bytes of `b` lowercased and packed into one integer, if all three are ASCII
+/// letters: one compare per name instead of a slice compare (the time scan asks at every word
+/// that begins with a month or weekday initial).
+#[inline]
+fn key3(b: &[u8]) -> Option<u32> {
     let head = b.get(..3)?;
     if !head.iter().all(u8::is_ascii_alphabetic) {
         return None;
     }
-    let key = [head[0] | 0x20, head[1] | 0x20, head[2] | 0x20];
-    let i = names.iter().position(|name| name[..3] == key)?;
+    Some(
+        u32::from(head[0] | 0x20)
+            | u32::from(head[1] | 0x20) << 8
+            | u32::from(head[2] | 0x20) << 16,
+    )
+}
+
+/// Matches a (case-insensitive) 3-letter abbreviation from `names` (whose packed first letters
+/// are `keys`), extended to the full name when the input spells it; returns (index, bytes used).
+fn name_at(b: &[u8], names: &[&[u8]], keys: &[u32]) -> Option<(usize, usize)> {
+    let key = key3(b)?;
+    let i = keys.iter().position(|&k| k == key)?;
     let name = names[i];
     let full = b.len() >= name.len() && b[..name.len()].eq_ignore_ascii_case(name);
     Some((i, if full { name.len() } else { 3 }))
@@ -67,12 +94,12 @@ fn name_at(b: &[u8], names: &[&[u8]]) -> Option<(usize, usize)> {
 
 /// Whether `b` starts with a month name or abbreviation (any case).
 pub(crate) fn starts_with_month(b: &[u8]) -> bool {
-    name_at(b, &MONTHS).is_some()
+    key3(b).is_some_and(|k| MONTH_KEYS.contains(&k))
 }
 
 /// Whether `b` starts with a weekday name or abbreviation (any case).
 pub(crate) fn starts_with_weekday(b: &[u8]) -> bool {
-    name_at(b, &WEEKDAYS).is_some()
+    key3(b).is_some_and(|k| WEEKDAY_KEYS.contains(&k))
 }
 
 /// Reads `min..=max` ASCII digits at `b[*pos..]`; returns the value and count.
@@ -229,11 +256,11 @@ impl TimeFormat {
                     }
                 }
                 Item::MonthName => {
-                    let (i, n) = name_at(&b[pos..], &MONTHS)?;
+                    let (i, n) = name_at(&b[pos..], &MONTHS, &MONTH_KEYS)?;
                     f.month = Some(i as u32 + 1);
                     pos += n;
                 }
-                Item::WeekdayName => pos += name_at(&b[pos..], &WEEKDAYS)?.1,
+                Item::WeekdayName => pos += name_at(&b[pos..], &WEEKDAYS, &WEEKDAY_KEYS)?.1,
                 Item::AmPm => {
                     let two = b.get(pos..pos + 2)?;
                     f.pm = Some(match two.to_ascii_lowercase().as_slice() {
