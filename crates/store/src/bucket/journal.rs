@@ -6,6 +6,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh3::xxh3_64;
+use zstd::zstd_safe::{CParameter, ParamSwitch};
 
 use crate::bucket::build::SliceSink;
 use crate::codec::Reader;
@@ -250,12 +251,18 @@ pub(crate) fn train_dictionary<S: AsRef<[u8]>>(slices: &[S]) -> Vec<u8> {
 
 /// The compressor of journal slices: with `dict` at [`JOURNAL_LEVEL`], without one (`dict`
 /// empty) at [`ZSTD_LEVEL`].
+///
+/// With the dictionary, matches of at least 6 bytes are looked up in hash chains rather than
+/// level 4's row match finder: 16 KiB slices of the interleaved mixed corpus compressed
+/// 5–11 % faster into 0.6 % smaller frames (alternated in one process, session 14).
 pub(crate) fn slice_compressor(dict: &[u8]) -> std::io::Result<zstd::bulk::Compressor<'static>> {
     if dict.is_empty() {
-        zstd::bulk::Compressor::new(ZSTD_LEVEL)
-    } else {
-        zstd::bulk::Compressor::with_dictionary(JOURNAL_LEVEL, dict)
+        return zstd::bulk::Compressor::new(ZSTD_LEVEL);
     }
+    let mut c = zstd::bulk::Compressor::with_dictionary(JOURNAL_LEVEL, dict)?;
+    c.set_parameter(CParameter::MinMatch(6))?;
+    c.set_parameter(CParameter::UseRowMatchFinder(ParamSwitch::Disable))?;
+    Ok(c)
 }
 
 /// Trains the journal dictionary on `held` (a journal's first slices, held back raw) and
