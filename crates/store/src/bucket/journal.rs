@@ -304,13 +304,14 @@ pub(crate) struct JournalSink {
 }
 
 impl JournalSink {
-    /// Creates the file (the journal, or the postings file, whose blocks use the same
-    /// independently compressed, table-located layout), compressing without a dictionary.
-    pub fn create(path: &Path, magic: [u8; 4]) -> Result<Self, StoreError> {
+    /// Creates the file (the journal, or the postings or lexicon file, whose blocks use the
+    /// same independently compressed, table-located layout), compressing without a dictionary
+    /// at zstd `level`.
+    pub fn create(path: &Path, magic: [u8; 4], level: i32) -> Result<Self, StoreError> {
         Ok(JournalSink {
             out: FooterWriter::create(path, magic)?,
             slices: Vec::new(),
-            comp: zstd::bulk::Compressor::new(ZSTD_LEVEL).at(path)?,
+            comp: zstd::bulk::Compressor::new(level).at(path)?,
             path: path.to_path_buf(),
             pending: None,
             pending_bytes: 0,
@@ -320,7 +321,7 @@ impl JournalSink {
 
     /// Creates the journal, compressing with a dictionary trained on its first slices.
     pub fn with_dictionary(path: &Path, magic: [u8; 4]) -> Result<Self, StoreError> {
-        let mut s = Self::create(path, magic)?;
+        let mut s = Self::create(path, magic, ZSTD_LEVEL)?;
         s.pending = Some(Vec::new());
         Ok(s)
     }
@@ -331,7 +332,7 @@ impl JournalSink {
         magic: [u8; 4],
         dict: Vec<u8>,
     ) -> Result<Self, StoreError> {
-        let mut s = Self::create(path, magic)?;
+        let mut s = Self::create(path, magic, ZSTD_LEVEL)?;
         if !dict.is_empty() {
             s.comp = slice_compressor(&dict).at(path)?;
         }

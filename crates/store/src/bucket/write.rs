@@ -11,8 +11,8 @@ use crate::bucket::hot::{HotSlice, SharedSlices};
 use crate::bucket::journal::{encode_slices, Dicts, JournalSink};
 use crate::bucket::slice_table::encode_slices_file;
 use crate::consts::{
-    magic, BLOOM_FILE, COLUMNS_FILE, JOURNAL_FILE, LEXICON_FILE, META_FILE, POSTINGS_FILE,
-    SHARED_ENTRY_MIN_BYTES, SLICES_FILE,
+    magic, BLOOM_FILE, COLUMNS_FILE, INDEX_LEVEL, JOURNAL_FILE, LEXICON_FILE, META_FILE,
+    POSTINGS_FILE, SHARED_ENTRY_MIN_BYTES, SLICES_FILE,
 };
 use crate::error::{IoContext, StoreError};
 use crate::footer::{append_footer, write_file};
@@ -177,7 +177,7 @@ impl TermsWriter {
             bloom: Bloom::with_capacity(capacity).writer(),
             lex: LexiconWriter::create(&dir.join(LEXICON_FILE))?,
             post: Vec::new(),
-            blocks: JournalSink::create(&post_path, magic::POSTINGS)?,
+            blocks: JournalSink::create(&post_path, magic::POSTINGS, INDEX_LEVEL)?,
             post_path,
             block_no: 0,
             entry: Vec::new(),

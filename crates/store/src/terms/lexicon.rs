@@ -29,7 +29,7 @@ use xxhash_rust::xxh3::xxh3_64;
 use crate::bucket::build::SliceSink;
 use crate::bucket::journal::{decode_slices, encode_slices, read_slice, JournalSink, SliceEntry};
 use crate::codec::{put_varint, Reader};
-use crate::consts::{magic, LEXICON_BLOCK_BYTES, SHARED_ENTRIES_FLAG};
+use crate::consts::{magic, INDEX_LEVEL, LEXICON_BLOCK_BYTES, SHARED_ENTRIES_FLAG};
 use crate::error::{IoContext, StoreError};
 use crate::footer::open_checked;
 
@@ -55,7 +55,7 @@ impl LexiconWriter {
     /// Creates the file at `path`, in the shared-entries layout.
     pub fn create(path: &Path) -> Result<Self, StoreError> {
         Ok(LexiconWriter {
-            sink: JournalSink::create(path, magic::LEXICON)?,
+            sink: JournalSink::create(path, magic::LEXICON, INDEX_LEVEL)?,
             block: Vec::with_capacity(LEXICON_BLOCK_BYTES + 1024),
             prev: Vec::new(),
             prev_ptr: 0,
