@@ -103,7 +103,7 @@ fn write_terms(dir: &Path, terms: &TermIndex) -> Result<(), StoreError> {
     let mut list = Vec::new();
     for (term, postings) in sorted.iter() {
         list.clear();
-        list.extend(postings);
+        postings.append_to(&mut list);
         w.add(term, &list)?;
     }
     drop(sorted);

@@ -921,6 +921,45 @@ impl Postings<'_> {
     pub fn first(&self) -> Option<u32> {
         self.next
     }
+
+    /// Appends the numbers to `out`: what collecting the iterator does, with the deltas of the
+    /// big table's list decoded a slice of the pool at a time rather than byte by byte through
+    /// the chain (a roll reads every list; `Postings::next` was 3 % of ingest CPU).
+    pub fn append_to(self, out: &mut Vec<u32>) {
+        out.reserve(self.size_hint().0);
+        let Postings {
+            next,
+            mut left,
+            bytes,
+            tail,
+        } = self;
+        let Some(mut cur) = next else { return };
+        out.push(cur);
+        if let (Some(mut bytes), true) = (bytes, left > 0) {
+            let (mut delta, mut shift) = (0u32, 0u32);
+            'runs: loop {
+                let run = bytes.next_run();
+                if run.is_empty() {
+                    break;
+                }
+                for &b in run {
+                    delta |= u32::from(b & 0x7f) << shift;
+                    if b & 0x80 != 0 {
+                        shift += 7;
+                        continue;
+                    }
+                    cur += delta;
+                    out.push(cur);
+                    (delta, shift) = (0, 0);
+                    left -= 1;
+                    if left == 0 {
+                        break 'runs;
+                    }
+                }
+            }
+        }
+        out.extend(tail);
+    }
 }
 
 impl Iterator for Postings<'_> {

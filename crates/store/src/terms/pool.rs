@@ -174,6 +174,36 @@ pub struct ChainBytes<'a> {
     tail: u32,
 }
 
+impl<'a> ChainBytes<'a> {
+    /// The bytes left in the current slice, then moves to the next slice: the list's bytes a
+    /// contiguous run at a time (empty at the end).
+    #[inline]
+    pub fn next_run(&mut self) -> &'a [u8] {
+        if self.pos == self.tail {
+            return &[];
+        }
+        if self.pos == self.end {
+            let next = self.pool.link(self.end);
+            self.pos = next;
+            self.end = next + (1u32 << self.pool.byte(next - 1));
+            if self.pos == self.tail {
+                return &[];
+            }
+        }
+        // A slice lies within one page, and the list's end is in its last slice.
+        let stop = if self.tail > self.pos && self.tail <= self.end {
+            self.tail
+        } else {
+            self.end
+        };
+        let page = &self.pool.pages[(self.pos >> PAGE_BITS) as usize];
+        let mask = PAGE_BYTES as u32 - 1;
+        let run = &page[(self.pos & mask) as usize..((stop - 1) & mask) as usize + 1];
+        self.pos = stop;
+        run
+    }
+}
+
 impl Iterator for ChainBytes<'_> {
     type Item = u8;
 

@@ -192,9 +192,16 @@ proptest! {
         }
         let want = naive(&events);
         check_reads(&ix, &want)?;
+        // What a roll reads: every list through `append_to`.
         let sorted = ix.into_sorted().unwrap();
-        let got: Vec<(Vec<u8>, Vec<u32>)> =
-            sorted.iter().map(|(t, p)| (t.to_vec(), p.collect())).collect();
+        let got: Vec<(Vec<u8>, Vec<u32>)> = sorted
+            .iter()
+            .map(|(t, p)| {
+                let mut list = vec![7];
+                p.append_to(&mut list);
+                (t.to_vec(), list.split_off(1))
+            })
+            .collect();
         let want: Vec<(Vec<u8>, Vec<u32>)> = want.into_iter().collect();
         prop_assert_eq!(got, want);
     }
