@@ -43,6 +43,7 @@ fn file(path: &str) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// The Hadoop sample: the fast path, the slow path alone, and lines without a timestamp.
 fn loghub() -> Result<(), Box<dyn std::error::Error>> {
     let text = std::fs::read_to_string(FILE)?;
     let lines: Vec<&str> = text.lines().collect();
@@ -92,23 +93,6 @@ fn loghub() -> Result<(), Box<dyn std::error::Error>> {
     }
     let what = "extract, no timestamp (worst case)";
     report(what, t0, rounds * bare.len(), rounds * bare_bytes, found);
-
-    // A file named on the command line, line by line, as `BREAK_ONLY_BEFORE_DATE` line merging
-    // asks of every line (stack traces: most lines hold no timestamp).
-    if let Some(path) = std::env::args().nth(1) {
-        let text = std::fs::read_to_string(&path)?;
-        let lines: Vec<&str> = text.lines().take(200_000).collect();
-        let bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
-        let now = 1_798_761_600_000_000; // 2027-01-01T00:00:00Z
-        for _ in 0..3 {
-            let t0 = Instant::now();
-            let found = lines
-                .iter()
-                .filter(|l| ex.extract(l, now).is_some())
-                .count();
-            report(&path, t0, lines.len(), bytes, found);
-        }
-    }
     Ok(())
 }
 
