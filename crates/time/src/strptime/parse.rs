@@ -51,13 +51,18 @@ const WEEKDAYS: [&[u8]; 7] = [
     b"saturday",
 ];
 
-/// The first three letters of each of `names`, lowercased, packed as by [`key3`].
+/// Three bytes packed into one integer, the first lowest.
+const fn pack3(a: u8, b: u8, c: u8) -> u32 {
+    a as u32 | (b as u32) << 8 | (c as u32) << 16
+}
+
+/// The first three letters of each of `names` (lowercase already), packed as by [`key3`].
 const fn keys<const N: usize>(names: [&[u8]; N]) -> [u32; N] {
     let mut out = [0u32; N];
     let mut i = 0;
     while i < N {
         let n = names[i];
-        out[i] = n[0] as u32 | (n[1] as u32) << 8 | (n[2] as u32) << 16;
+        out[i] = pack3(n[0], n[1], n[2]);
         i += 1;
     }
     out
@@ -75,11 +80,7 @@ fn key3(b: &[u8]) -> Option<u32> {
     if !head.iter().all(u8::is_ascii_alphabetic) {
         return None;
     }
-    Some(
-        u32::from(head[0] | 0x20)
-            | u32::from(head[1] | 0x20) << 8
-            | u32::from(head[2] | 0x20) << 16,
-    )
+    Some(pack3(head[0] | 0x20, head[1] | 0x20, head[2] | 0x20))
 }
 
 /// Matches a (case-insensitive) 3-letter abbreviation from `names` (whose packed first letters
