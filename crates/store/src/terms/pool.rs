@@ -175,6 +175,14 @@ pub struct ChainBytes<'a> {
 }
 
 impl<'a> ChainBytes<'a> {
+    /// Moves to the start of the next slice (the current one is used up).
+    #[inline]
+    fn follow_link(&mut self) {
+        let next = self.pool.link(self.end);
+        self.pos = next;
+        self.end = next + (1u32 << self.pool.byte(next - 1));
+    }
+
     /// The bytes left in the current slice, then moves to the next slice: the list's bytes a
     /// contiguous run at a time (empty at the end).
     #[inline]
@@ -183,9 +191,7 @@ impl<'a> ChainBytes<'a> {
             return &[];
         }
         if self.pos == self.end {
-            let next = self.pool.link(self.end);
-            self.pos = next;
-            self.end = next + (1u32 << self.pool.byte(next - 1));
+            self.follow_link();
             if self.pos == self.tail {
                 return &[];
             }
@@ -213,9 +219,7 @@ impl Iterator for ChainBytes<'_> {
             return None;
         }
         if self.pos == self.end {
-            let next = self.pool.link(self.end);
-            self.pos = next;
-            self.end = next + (1u32 << self.pool.byte(next - 1));
+            self.follow_link();
         }
         let b = self.pool.byte(self.pos);
         self.pos += 1;
