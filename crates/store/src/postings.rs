@@ -69,18 +69,13 @@ pub fn entry_value(block: u64, offset: usize) -> u64 {
 
 /// Encodes `list` (ascending, non-empty) for block `block` whose uncompressed bytes so far are
 /// `postings` (must be shorter than [`BLOCK_TARGET_BYTES`]): returns the lexicon value,
-/// appending an entry unless the value is inline. `scratch` is reused between calls.
-pub fn encode_in_block(
-    list: &[u32],
-    block: u64,
-    postings: &mut Vec<u8>,
-    scratch: &mut Vec<u8>,
-) -> std::io::Result<u64> {
+/// appending an entry unless the value is inline.
+pub fn encode_in_block(list: &[u32], block: u64, postings: &mut Vec<u8>) -> std::io::Result<u64> {
     if let [one] = list {
         return Ok(((*one as u64) << 1) | 1);
     }
     let value = entry_value(block, postings.len());
-    encode_entry(list, postings, scratch, false)?;
+    encode_entry(list, postings, false);
     Ok(value)
 }
 
@@ -89,64 +84,77 @@ pub fn encode_in_block(
 /// entry (`kind | len | data`) in `entry` (cleared first). With `read_whole` (a list searches
 /// read whole and intersect: the field terms `host::…`, `source::…`, `sourcetype::…` the count
 /// pushdown tallies), the roaring layout, which decodes without per-number work, is kept while
-/// it is at most a quarter larger than the smallest layout. `scratch` is reused between calls.
-pub fn encode(
-    list: &[u32],
-    entry: &mut Vec<u8>,
-    scratch: &mut Vec<u8>,
-    read_whole: bool,
-) -> std::io::Result<Option<u64>> {
+/// it is at most a quarter larger than the smallest layout.
+pub fn encode(list: &[u32], entry: &mut Vec<u8>, read_whole: bool) -> std::io::Result<Option<u64>> {
     entry.clear();
     if let [one] = list {
         return Ok(Some(((*one as u64) << 1) | 1));
     }
-    encode_entry(list, entry, scratch, read_whole)?;
+    encode_entry(list, entry, read_whole);
     Ok(None)
 }
 
-/// Appends the entry of `list` (at least two numbers) to `postings`.
-fn encode_entry(
-    list: &[u32],
-    postings: &mut Vec<u8>,
-    scratch: &mut Vec<u8>,
-    read_whole: bool,
-) -> std::io::Result<()> {
-    scratch.clear();
-    let mut prev = 0u32;
-    for &x in list {
-        put_varint(scratch, (x - prev) as u64);
-        prev = x;
-    }
-    let mut kind = KIND_DELTAS;
-    // Runs only pay when some numbers are consecutive; they are written after the deltas in
-    // `scratch` and moved down when smaller.
-    let deltas_len = scratch.len();
-    if list.windows(2).any(|w| w[1] == w[0] + 1) {
-        encode_runs(list, scratch);
-        let runs_len = scratch.len() - deltas_len;
-        if runs_len < deltas_len {
-            scratch.copy_within(deltas_len.., 0);
-            scratch.truncate(runs_len);
-            kind = KIND_RUNS;
-        } else {
-            scratch.truncate(deltas_len);
+/// Appends the entry of `list` (at least two numbers, strictly ascending) to `postings`. The
+/// sizes of the three layouts are counted first (deltas and runs in one pass, roaring from its
+/// container lengths) and only the one kept is written: a common term's list is long, and
+/// writing each layout to compare them cost a roll and a merge a pass per layout.
+fn encode_entry(list: &[u32], postings: &mut Vec<u8>, read_whole: bool) {
+    let (deltas, runs) = layout_sizes(list);
+    let (mut kind, mut len) = if runs < deltas {
+        (KIND_RUNS, runs)
+    } else {
+        (KIND_DELTAS, deltas)
+    };
+    if list.len() >= ROARING_MIN_LEN {
+        let roaring = roaring_size(list);
+        let slack = if read_whole { len / 4 } else { 0 };
+        if roaring < len.saturating_add(slack) {
+            (kind, len) = (KIND_ROARING, roaring);
         }
     }
-    let roaring = if list.len() >= ROARING_MIN_LEN {
-        roaring_size(list)
-    } else {
-        usize::MAX
-    };
-    let slack = if read_whole { scratch.len() / 4 } else { 0 };
-    if roaring < scratch.len().saturating_add(slack) {
-        scratch.clear();
-        serialize_roaring(list, scratch);
-        kind = KIND_ROARING;
-    }
     postings.push(kind);
-    put_varint(postings, scratch.len() as u64);
-    postings.extend_from_slice(scratch);
-    Ok(())
+    put_varint(postings, len as u64);
+    let start = postings.len();
+    match kind {
+        KIND_DELTAS => encode_deltas(list, postings),
+        KIND_RUNS => encode_runs(list, postings),
+        _ => serialize_roaring(list, postings),
+    }
+    debug_assert_eq!(postings.len() - start, len, "layout size counted wrong");
+}
+
+/// Bytes of `v` as a LEB128 varint.
+#[inline]
+fn varint_len(v: u32) -> usize {
+    1 + (31 - (v | 1).leading_zeros() as usize) / 7
+}
+
+/// Data bytes of `list` (non-empty, strictly ascending) as varint deltas and as runs, counted
+/// in one pass without writing either.
+fn layout_sizes(list: &[u32]) -> (usize, usize) {
+    let first = list[0];
+    let (mut deltas, mut runs) = (varint_len(first), varint_len(first));
+    let (mut prev, mut run_first) = (first, first);
+    for &x in &list[1..] {
+        let gap = x - prev;
+        deltas += varint_len(gap);
+        if gap != 1 {
+            // A run ends at `prev` (its length − 1) and the next starts `gap − 1` after it.
+            runs += varint_len(prev - run_first) + varint_len(gap - 1);
+            run_first = x;
+        }
+        prev = x;
+    }
+    (deltas, runs + varint_len(prev - run_first))
+}
+
+/// Appends `list` (ascending) as varint deltas, the first from 0.
+fn encode_deltas(list: &[u32], out: &mut Vec<u8>) {
+    let mut prev = 0u32;
+    for &x in list {
+        put_varint(out, u64::from(x - prev));
+        prev = x;
+    }
 }
 
 /// Number of `list`'s leading numbers in the 2^16-number roaring container of the first.
@@ -382,10 +390,14 @@ mod tests {
     #[test]
     fn runs_chosen_for_consecutive_numbers() {
         let list: Vec<u32> = (1000..3000).collect();
-        let (mut postings, mut scratch) = (Vec::new(), Vec::new());
-        encode_in_block(&list, 0, &mut postings, &mut scratch).unwrap();
+        let mut postings = Vec::new();
+        encode_in_block(&list, 0, &mut postings).unwrap();
         assert_eq!(postings[0], KIND_RUNS);
         assert!(postings.len() < 8, "{} bytes", postings.len());
+        // A tie (two bytes either way) keeps the deltas.
+        let mut entry = Vec::new();
+        encode(&[5, 6], &mut entry, false).unwrap();
+        assert_eq!(entry, [KIND_DELTAS, 2, 5, 1]);
     }
 
     proptest! {
@@ -400,8 +412,7 @@ mod tests {
             list.sort_unstable();
             list.dedup();
             let mut postings = vec![9u8; 3];
-            let mut scratch = Vec::new();
-            let v = encode_in_block(&list, 5, &mut postings, &mut scratch).unwrap();
+            let v = encode_in_block(&list, 5, &mut postings).unwrap();
             let got: Vec<u32> = match decode_value(v) {
                 Value::Inline(n) => vec![n],
                 Value::Entry { block, offset } => {
@@ -415,7 +426,7 @@ mod tests {
             // layout the writer picks either way.
             for read_whole in [false, true] {
                 let mut entry = Vec::new();
-                if encode(&list, &mut entry, &mut scratch, read_whole).unwrap().is_none() {
+                if encode(&list, &mut entry, read_whole).unwrap().is_none() {
                     let mut into = vec![7, 8];
                     decode_entry_into(&entry, 0, &mut into).unwrap();
                     prop_assert_eq!(&into[..2], &[7, 8]);
@@ -441,10 +452,9 @@ mod tests {
             list.sort_unstable();
             list.dedup();
             let cands: Vec<u32> = cands.into_iter().collect();
-            let mut scratch = Vec::new();
             for read_whole in [false, true] {
                 let mut entry = Vec::new();
-                if encode(&list, &mut entry, &mut scratch, read_whole).unwrap().is_none() {
+                if encode(&list, &mut entry, read_whole).unwrap().is_none() {
                     let mut got = Vec::new();
                     let max = hits_in_entry(&entry, 0, &cands, |j| got.push(j)).unwrap();
                     let want: Vec<usize> = (0..cands.len())
@@ -454,6 +464,59 @@ mod tests {
                     prop_assert_eq!(max, list.last().copied());
                 }
             }
+        }
+
+        /// The entry the writer picks is byte for byte what writing every layout and keeping
+        /// the smallest gives (the encoder counts sizes first; this twin writes them all),
+        /// for lists with gaps of every varint length and runs.
+        #[test]
+        fn counted_layout_is_the_smallest_written_one(
+            scale in 0usize..6,
+            gaps in proptest::collection::vec(any::<u32>(), 1..12_000),
+            start in prop_oneof![0u32..3, 0u32..u32::MAX / 2],
+            read_whole in any::<bool>(),
+        ) {
+            // One gap scale per list, so that each layout wins somewhere and runs tie with
+            // deltas (gaps of 1 or 2): runs, one-byte deltas, roaring bitmaps (long dense
+            // lists) and arrays (gaps of two- and three-byte varints).
+            let bound = [2u32, 3, 128, 16_384, 70_000, u32::MAX / 12_000][scale];
+            let mut list = Vec::new();
+            let mut x = start;
+            for g in gaps {
+                list.push(x);
+                x = match x.checked_add(1 + g % bound) { Some(y) if y < u32::MAX => y, _ => break };
+            }
+            prop_assume!(list.len() >= 2);
+            let mut want = Vec::new();
+            for (kind, data) in [
+                (KIND_DELTAS, {
+                    let (mut d, mut prev) = (Vec::new(), 0);
+                    for &x in &list {
+                        put_varint(&mut d, u64::from(x - prev));
+                        prev = x;
+                    }
+                    d
+                }),
+                (KIND_RUNS, { let mut d = Vec::new(); encode_runs(&list, &mut d); d }),
+            ] {
+                if want.is_empty() || data.len() < want.len() - 1 {
+                    want = [&[kind][..], &data].concat();
+                }
+            }
+            if list.len() >= ROARING_MIN_LEN {
+                let mut r = Vec::new();
+                serialize_roaring(&list, &mut r);
+                let slack = if read_whole { (want.len() - 1) / 4 } else { 0 };
+                if r.len() < want.len() - 1 + slack {
+                    want = [&[KIND_ROARING][..], &r].concat();
+                }
+            }
+            let mut expect = vec![want[0]];
+            put_varint(&mut expect, (want.len() - 1) as u64);
+            expect.extend_from_slice(&want[1..]);
+            let mut got = Vec::new();
+            prop_assert_eq!(encode(&list, &mut got, read_whole).unwrap(), None);
+            prop_assert_eq!(got, expect);
         }
 
         #[test]

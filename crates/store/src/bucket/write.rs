@@ -145,7 +145,6 @@ pub(crate) struct TermsWriter {
     block_no: u32,
     /// The entry being added, encoded before it is placed (appended or shared).
     entry: Vec<u8>,
-    scratch: Vec<u8>,
     /// Every distinct entry of at least [`SHARED_ENTRY_MIN_BYTES`] written so far.
     seen: HashTable<Seen>,
     /// A written block read back to compare an entry with: its number, and its compressed and
@@ -181,7 +180,6 @@ impl TermsWriter {
             post_path,
             block_no: 0,
             entry: Vec::new(),
-            scratch: Vec::new(),
             seen: HashTable::new(),
             back: None,
             back_comp: Vec::new(),
@@ -199,13 +197,8 @@ impl TermsWriter {
             self.post.clear();
             self.block_no += 1;
         }
-        let inline = postings::encode(
-            list,
-            &mut self.entry,
-            &mut self.scratch,
-            is_metadata_term(term),
-        )
-        .at(&self.post_path)?;
+        let inline =
+            postings::encode(list, &mut self.entry, is_metadata_term(term)).at(&self.post_path)?;
         match inline {
             Some(value) => self.lex.insert(term, value)?,
             None => match self.place()? {
@@ -307,8 +300,8 @@ mod tests {
 
     /// Pretends an entry of `list` was written at `value`, as a hash collision would.
     fn forge(w: &mut TermsWriter, list: &[u32], value: u64) -> usize {
-        let (mut entry, mut scratch) = (Vec::new(), Vec::new());
-        postings::encode(list, &mut entry, &mut scratch, false).unwrap();
+        let mut entry = Vec::new();
+        postings::encode(list, &mut entry, false).unwrap();
         let hash = xxh3_128(&entry);
         let len = entry.len();
         w.seen
