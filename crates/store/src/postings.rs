@@ -70,13 +70,13 @@ pub fn entry_value(block: u64, offset: usize) -> u64 {
 /// Encodes `list` (ascending, non-empty) for block `block` whose uncompressed bytes so far are
 /// `postings` (must be shorter than [`BLOCK_TARGET_BYTES`]): returns the lexicon value,
 /// appending an entry unless the value is inline.
-pub fn encode_in_block(list: &[u32], block: u64, postings: &mut Vec<u8>) -> std::io::Result<u64> {
+pub fn encode_in_block(list: &[u32], block: u64, postings: &mut Vec<u8>) -> u64 {
     if let [one] = list {
-        return Ok(((*one as u64) << 1) | 1);
+        return ((*one as u64) << 1) | 1;
     }
     let value = entry_value(block, postings.len());
     encode_entry(list, postings, false);
-    Ok(value)
+    value
 }
 
 /// Encodes `list` (ascending, non-empty) on its own, for a writer that decides where the entry
@@ -85,13 +85,13 @@ pub fn encode_in_block(list: &[u32], block: u64, postings: &mut Vec<u8>) -> std:
 /// read whole and intersect: the field terms `host::…`, `source::…`, `sourcetype::…` the count
 /// pushdown tallies), the roaring layout, which decodes without per-number work, is kept while
 /// it is at most a quarter larger than the smallest layout.
-pub fn encode(list: &[u32], entry: &mut Vec<u8>, read_whole: bool) -> std::io::Result<Option<u64>> {
+pub fn encode(list: &[u32], entry: &mut Vec<u8>, read_whole: bool) -> Option<u64> {
     entry.clear();
     if let [one] = list {
-        return Ok(Some(((*one as u64) << 1) | 1));
+        return Some(((*one as u64) << 1) | 1);
     }
     encode_entry(list, entry, read_whole);
-    Ok(None)
+    None
 }
 
 /// Appends the entry of `list` (at least two numbers, strictly ascending) to `postings`. The
@@ -391,12 +391,12 @@ mod tests {
     fn runs_chosen_for_consecutive_numbers() {
         let list: Vec<u32> = (1000..3000).collect();
         let mut postings = Vec::new();
-        encode_in_block(&list, 0, &mut postings).unwrap();
+        encode_in_block(&list, 0, &mut postings);
         assert_eq!(postings[0], KIND_RUNS);
         assert!(postings.len() < 8, "{} bytes", postings.len());
         // A tie (two bytes either way) keeps the deltas.
         let mut entry = Vec::new();
-        encode(&[5, 6], &mut entry, false).unwrap();
+        encode(&[5, 6], &mut entry, false);
         assert_eq!(entry, [KIND_DELTAS, 2, 5, 1]);
     }
 
@@ -412,7 +412,7 @@ mod tests {
             list.sort_unstable();
             list.dedup();
             let mut postings = vec![9u8; 3];
-            let v = encode_in_block(&list, 5, &mut postings).unwrap();
+            let v = encode_in_block(&list, 5, &mut postings);
             let got: Vec<u32> = match decode_value(v) {
                 Value::Inline(n) => vec![n],
                 Value::Entry { block, offset } => {
@@ -426,7 +426,7 @@ mod tests {
             // layout the writer picks either way.
             for read_whole in [false, true] {
                 let mut entry = Vec::new();
-                if encode(&list, &mut entry, read_whole).unwrap().is_none() {
+                if encode(&list, &mut entry, read_whole).is_none() {
                     let mut into = vec![7, 8];
                     decode_entry_into(&entry, 0, &mut into).unwrap();
                     prop_assert_eq!(&into[..2], &[7, 8]);
@@ -454,7 +454,7 @@ mod tests {
             let cands: Vec<u32> = cands.into_iter().collect();
             for read_whole in [false, true] {
                 let mut entry = Vec::new();
-                if encode(&list, &mut entry, read_whole).unwrap().is_none() {
+                if encode(&list, &mut entry, read_whole).is_none() {
                     let mut got = Vec::new();
                     let max = hits_in_entry(&entry, 0, &cands, |j| got.push(j)).unwrap();
                     let want: Vec<usize> = (0..cands.len())
@@ -515,7 +515,7 @@ mod tests {
             put_varint(&mut expect, (want.len() - 1) as u64);
             expect.extend_from_slice(&want[1..]);
             let mut got = Vec::new();
-            prop_assert_eq!(encode(&list, &mut got, read_whole).unwrap(), None);
+            prop_assert_eq!(encode(&list, &mut got, read_whole), None);
             prop_assert_eq!(got, expect);
         }
 

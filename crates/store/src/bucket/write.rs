@@ -14,7 +14,7 @@ use crate::consts::{
     magic, BLOOM_FILE, COLUMNS_FILE, INDEX_LEVEL, JOURNAL_FILE, LEXICON_FILE, META_FILE,
     POSTINGS_FILE, SHARED_ENTRY_MIN_BYTES, SLICES_FILE,
 };
-use crate::error::{IoContext, StoreError};
+use crate::error::StoreError;
 use crate::footer::{append_footer, write_file};
 use crate::meta::BucketMeta;
 use crate::postings;
@@ -139,7 +139,6 @@ pub(crate) struct TermsWriter {
     lex: LexiconWriter,
     /// The postings block being filled.
     post: Vec<u8>,
-    post_path: PathBuf,
     blocks: JournalSink,
     /// Number of the block being filled.
     block_no: u32,
@@ -170,14 +169,12 @@ struct Seen {
 impl TermsWriter {
     /// Creates the files in `dir`, with a bloom filter sized for `capacity` terms.
     pub fn create(dir: &Path, capacity: u64) -> Result<TermsWriter, StoreError> {
-        let post_path = dir.join(POSTINGS_FILE);
         Ok(TermsWriter {
             dir: dir.to_path_buf(),
             bloom: Bloom::with_capacity(capacity).writer(),
             lex: LexiconWriter::create(&dir.join(LEXICON_FILE))?,
             post: Vec::new(),
-            blocks: JournalSink::create(&post_path, magic::POSTINGS, INDEX_LEVEL)?,
-            post_path,
+            blocks: JournalSink::create(&dir.join(POSTINGS_FILE), magic::POSTINGS, INDEX_LEVEL)?,
             block_no: 0,
             entry: Vec::new(),
             seen: HashTable::new(),
@@ -197,9 +194,7 @@ impl TermsWriter {
             self.post.clear();
             self.block_no += 1;
         }
-        let inline =
-            postings::encode(list, &mut self.entry, is_metadata_term(term)).at(&self.post_path)?;
-        match inline {
+        match postings::encode(list, &mut self.entry, is_metadata_term(term)) {
             Some(value) => self.lex.insert(term, value)?,
             None => match self.place()? {
                 (value, false) => self.lex.insert(term, value)?,
@@ -301,7 +296,7 @@ mod tests {
     /// Pretends an entry of `list` was written at `value`, as a hash collision would.
     fn forge(w: &mut TermsWriter, list: &[u32], value: u64) -> usize {
         let mut entry = Vec::new();
-        postings::encode(list, &mut entry, false).unwrap();
+        postings::encode(list, &mut entry, false);
         let hash = xxh3_128(&entry);
         let len = entry.len();
         w.seen
