@@ -237,6 +237,13 @@ pub(crate) fn train_dictionary<S: AsRef<[u8]>>(slices: &[S]) -> Vec<u8> {
     if total < JOURNAL_DICT_MIN_BYTES {
         return Vec::new();
     }
+    let (data, sizes) = dictionary_sample(slices, total);
+    train_fast_cover(&data, &sizes).unwrap_or_default()
+}
+
+/// Every other [`JOURNAL_DICT_SAMPLE`]-byte piece of `slices` (`total` bytes), back to back,
+/// and each piece's length: what a dictionary is trained on.
+fn dictionary_sample<S: AsRef<[u8]>>(slices: &[S], total: usize) -> (Vec<u8>, Vec<usize>) {
     let mut data = Vec::with_capacity(total / 2 + JOURNAL_DICT_SAMPLE);
     let mut sizes = Vec::new();
     let pieces = slices
@@ -246,7 +253,7 @@ pub(crate) fn train_dictionary<S: AsRef<[u8]>>(slices: &[S]) -> Vec<u8> {
         data.extend_from_slice(piece);
         sizes.push(piece.len());
     }
-    train_fast_cover(&data, &sizes).unwrap_or_default()
+    (data, sizes)
 }
 
 /// zstd's fastCover trainer with fixed parameters (segments of 1,500 bytes, 8-byte d-mers),
@@ -644,16 +651,7 @@ pub(crate) mod tests {
             later.iter().map(|s| c.compress(s).unwrap().len()).sum()
         };
         // About as good as the dictionary of zstd's own searching trainer, and better than none.
-        let mut data = Vec::new();
-        let mut sizes = Vec::new();
-        for piece in held
-            .iter()
-            .flat_map(|s| s.chunks(JOURNAL_DICT_SAMPLE))
-            .step_by(2)
-        {
-            data.extend_from_slice(piece);
-            sizes.push(piece.len());
-        }
+        let (data, sizes) = dictionary_sample(&held, JOURNAL_DICT_TRAIN_BYTES);
         let searched = zstd::dict::from_continuous(&data, &sizes, JOURNAL_DICT_BYTES).unwrap();
         let (with, best, without) = (size(&dict), size(&searched), size(&[]));
         assert!(with * 100 < best * 103, "{with} fixed, {best} searched");
