@@ -8,6 +8,10 @@
 pub mod punct;
 pub mod token;
 
+/// A default field's value (`host`, `source`, `sourcetype`, `index`): inline up to 23 bytes,
+/// else shared, so the copy every event gets of its stream's values allocates nothing.
+pub type MetaStr = smol_str::SmolStr;
+
 /// Microseconds since the Unix epoch (UTC). `_time` is kept at this resolution.
 pub type Micros = i64;
 
@@ -21,13 +25,13 @@ pub struct Event {
     /// `_raw`: the event text, valid UTF-8 (invalid input bytes were replaced at parsing).
     pub raw: String,
     /// `host` metadata field.
-    pub host: String,
+    pub host: MetaStr,
     /// `source` metadata field (file path, `http:<token name>`, `stdin`…).
-    pub source: String,
+    pub source: MetaStr,
     /// `sourcetype` metadata field.
-    pub sourcetype: String,
+    pub sourcetype: MetaStr,
     /// `index`: the name of the index the event is routed to.
-    pub index: String,
+    pub index: MetaStr,
     /// `linecount`: number of lines in `_raw` (1 for a single-line event).
     pub linecount: u32,
     /// Index-time fields (`WRITE_META`, HEC `fields`): indexed as `name::value` terms.

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use lode_event::{Event, Micros};
+use lode_event::{Event, MetaStr, Micros};
 use lode_time::extract::{Extractor, Mode};
 
 use crate::settings::{MergeRules, Resolved};
@@ -18,7 +18,12 @@ pub const DEFAULT_INDEX: &str = "main";
 /// Per-stream merger: turns the lines of the line breaker into events.
 pub struct Merger {
     settings: Arc<Resolved>,
-    meta: SourceMeta,
+    /// The default fields every event of the stream gets: `host`, `source`, `sourcetype` (the
+    /// settings') and `index` (never empty).
+    host: MetaStr,
+    source: MetaStr,
+    sourcetype: MetaStr,
+    index: MetaStr,
     extractor: Option<Extractor>,
     /// Time of the previous event of this stream, µs since the epoch.
     prev_time: Option<Micros>,
@@ -36,10 +41,11 @@ pub struct Merger {
 
 impl Merger {
     /// A merger for one stream.
-    pub fn new(settings: Arc<Resolved>, mut meta: SourceMeta) -> Merger {
-        if meta.index.is_empty() {
-            meta.index = DEFAULT_INDEX.to_string();
-        }
+    pub fn new(settings: Arc<Resolved>, meta: SourceMeta) -> Merger {
+        let index = match meta.index.as_str() {
+            "" => DEFAULT_INDEX,
+            index => index,
+        };
         // The configuration was validated when the settings were compiled; should it still fail,
         // the stream falls back to previous/ingest time rather than stopping.
         let extractor = match settings.time.mode {
@@ -47,8 +53,11 @@ impl Merger {
             Mode::Current | Mode::None => None,
         };
         Merger {
+            host: meta.host.into(),
+            source: meta.source.into(),
+            sourcetype: settings.sourcetype.as_str().into(),
+            index: index.into(),
             settings,
-            meta,
             extractor,
             prev_time: None,
             current: String::new(),
@@ -166,10 +175,10 @@ impl Merger {
             index_time: now.div_euclid(1_000_000),
             linecount: Event::count_lines(&raw),
             raw,
-            host: self.meta.host.clone(),
-            source: self.meta.source.clone(),
-            sourcetype: self.settings.sourcetype.clone(),
-            index: self.meta.index.clone(),
+            host: self.host.clone(),
+            source: self.source.clone(),
+            sourcetype: self.sourcetype.clone(),
+            index: self.index.clone(),
             fields: Vec::new(),
         });
     }

@@ -231,7 +231,7 @@ impl Transform {
             SourceKey::Host => format!("host::{}", event.host),
             SourceKey::Source => format!("source::{}", event.source),
             SourceKey::Sourcetype => format!("sourcetype::{}", event.sourcetype),
-            SourceKey::Index | SourceKey::Raw => event.index.clone(),
+            SourceKey::Index | SourceKey::Raw => event.index.to_string(),
         };
         self.apply_on(&subject, event, null_queue, scratch);
     }
@@ -272,10 +272,10 @@ impl Transform {
                 "indexQueue" => *null_queue = false,
                 _ => {}
             },
-            Dest::Index => event.index = out.trim().to_string(),
-            Dest::Host => event.host = strip(out, "host::").to_string(),
-            Dest::Source => event.source = strip(out, "source::").to_string(),
-            Dest::Sourcetype => event.sourcetype = strip(out, "sourcetype::").to_string(),
+            Dest::Index => event.index = out.trim().into(),
+            Dest::Host => event.host = strip(out, "host::").into(),
+            Dest::Source => event.source = strip(out, "source::").into(),
+            Dest::Sourcetype => event.sourcetype = strip(out, "sourcetype::").into(),
             Dest::Raw => {
                 event.raw = out.to_string();
                 return true;

@@ -118,7 +118,7 @@ fn interleaved_streams_give_the_same_events_as_the_naive_twin() {
     pipeline.shutdown().unwrap();
     let mut got: HashMap<String, Vec<Event>> = HashMap::new();
     for e in out.lock().unwrap().drain(..) {
-        got.entry(e.source.clone()).or_default().push(e);
+        got.entry(e.source.to_string()).or_default().push(e);
     }
     assert_eq!(got.len(), expected.len());
     for (source, events) in &expected {

@@ -222,10 +222,10 @@ impl Node {
                 && meta.host == e.host;
             if !same {
                 meta = SourceMeta {
-                    host: e.host.clone(),
-                    source: e.source.clone(),
-                    sourcetype: e.sourcetype.clone(),
-                    index: e.index.clone(),
+                    host: e.host.to_string(),
+                    source: e.source.to_string(),
+                    sourcetype: e.sourcetype.to_string(),
+                    index: e.index.to_string(),
                 };
                 resolved = Some(self.settings.resolve(&meta));
                 extractor = None;
@@ -242,7 +242,7 @@ impl Node {
             lode_ingest::typing::type_event(r, e, &mut scratch)
         });
         if let Some(bad) = events.iter().find(|e| !self.has_index(&e.index)) {
-            return Err(NodeError::UnknownIndex(bad.index.clone()));
+            return Err(NodeError::UnknownIndex(bad.index.to_string()));
         }
         let n = events.len() as u64;
         if n == 0 {

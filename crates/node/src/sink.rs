@@ -52,7 +52,7 @@ impl Sink for StoreSink {
                 if targets.contains_key(e.index.as_str()) {
                     continue;
                 }
-                match map.get(&e.index) {
+                match map.get(e.index.as_str()) {
                     Some(w) => {
                         targets.insert(e.index.as_str(), w.clone());
                     }
@@ -76,7 +76,12 @@ impl Sink for StoreSink {
             return Ok(());
         }
         for e in batch {
-            self.groups.entry(e.index.clone()).or_default().push(e);
+            match self.groups.get_mut(e.index.as_str()) {
+                Some(group) => group.push(e),
+                None => {
+                    self.groups.insert(e.index.to_string(), vec![e]);
+                }
+            }
         }
         for (index, events) in self.groups.iter_mut() {
             if !events.is_empty() {

@@ -497,7 +497,7 @@ mod tests {
                     time: (1_000 + b as i64 * 100 + i) * 1_000_000,
                     index_time: 1_000,
                     raw: format!("bucket{b} event{i} common word{}", i % 7),
-                    host: format!("h{}", i % 3),
+                    host: format!("h{}", i % 3).into(),
                     source: "t.log".into(),
                     sourcetype: "t".into(),
                     index: "main".into(),

@@ -57,10 +57,10 @@ impl Row {
         let mut fields = Vec::with_capacity(10 + ev.fields.len());
         fields.push(("_raw".to_string(), Value::Str(ev.raw)));
         fields.push(("_time".to_string(), Value::Num(ev.time as f64 / 1e6)));
-        fields.push(("host".to_string(), Value::Str(ev.host)));
-        fields.push(("source".to_string(), Value::Str(ev.source)));
-        fields.push(("sourcetype".to_string(), Value::Str(ev.sourcetype)));
-        fields.push(("index".to_string(), Value::Str(ev.index)));
+        fields.push(("host".to_string(), Value::Str(ev.host.into())));
+        fields.push(("source".to_string(), Value::Str(ev.source.into())));
+        fields.push(("sourcetype".to_string(), Value::Str(ev.sourcetype.into())));
+        fields.push(("index".to_string(), Value::Str(ev.index.into())));
         fields.push(("linecount".to_string(), Value::Num(ev.linecount as f64)));
         fields.push(("_indextime".to_string(), Value::Num(ev.index_time as f64)));
         fields.push(("splunk_server".to_string(), Value::Str("lode".to_string())));

@@ -319,7 +319,7 @@ fn second_index(root: &Path) {
                 if i < 3 { "json" } else { "text" },
                 &format!("line {i} status={}", 200 + i),
             );
-            e.source = format!("/var/log/app{}.log", i % 3);
+            e.source = format!("/var/log/app{}.log", i % 3).into();
             e
         })
         .collect();

@@ -36,7 +36,7 @@ fn corpus(root: &std::path::Path) {
                     format!("db{}", i % 3)
                 };
                 let mut e = event(t, &host, &format!("st{}", i % 3), &words.join(" "));
-                e.source = format!("s{}.log", i % 2);
+                e.source = format!("s{}.log", i % 2).into();
                 e
             })
             .collect(),

@@ -23,10 +23,10 @@ fn corpus() -> Vec<Event> {
         events.push(Event {
             time: e.time_us,
             raw: String::from_utf8_lossy(e.raw).into_owned(),
-            host: e.host.to_string(),
-            source: format!("/var/log/{}.log", e.kind.sourcetype()),
-            sourcetype: e.kind.sourcetype().to_string(),
-            index: "main".to_string(),
+            host: e.host.into(),
+            source: format!("/var/log/{}.log", e.kind.sourcetype()).into(),
+            sourcetype: e.kind.sourcetype().into(),
+            index: "main".into(),
             ..Event::default()
         });
         Ok(())

@@ -5,7 +5,7 @@
 //! source str | sourcetype str | nfields varint | (name str | value str)*`, where `str` is a
 //! varint byte length followed by UTF-8 bytes. A batch is `count varint | event*`.
 
-use lode_event::Event;
+use lode_event::{Event, MetaStr};
 
 /// Appends `v` as LEB128.
 #[inline]
@@ -220,9 +220,9 @@ impl<'a> Reader<'a> {
         e.index_time = self.ivarint()?;
         e.linecount = u32::try_from(self.varint()?).map_err(|_| "linecount overflow")?;
         set(&mut e.raw, self.str()?);
-        set(&mut e.host, self.str()?);
-        set(&mut e.source, self.str()?);
-        set(&mut e.sourcetype, self.str()?);
+        set_meta(&mut e.host, self.str()?);
+        set_meta(&mut e.source, self.str()?);
+        set_meta(&mut e.sourcetype, self.str()?);
         let n = self.varint()?;
         if n > (self.buf.len() - self.pos) as u64 {
             return Err("field count beyond record");
@@ -246,6 +246,13 @@ impl<'a> Reader<'a> {
 fn set(dst: &mut String, src: &str) {
     dst.clear();
     dst.push_str(src);
+}
+
+/// Sets a default field; a value equal to the previous event's (most of them) is kept shared.
+fn set_meta(dst: &mut MetaStr, src: &str) {
+    if dst.as_str() != src {
+        *dst = src.into();
+    }
 }
 
 /// Decodes a batch, calling `f` for each event (decoded into one reused `Event`).
@@ -363,6 +370,46 @@ mod tests {
     }
 
     #[test]
+    fn default_fields_decode_into_a_reused_event() {
+        // Short (inline) and long (shared) values, repeated and changing from event to event:
+        // the scratch event keeps a value only while the next event's is the same.
+        let long = |c: char| c.to_string().repeat(40);
+        let values = [
+            ("a".to_string(), long('s')),
+            ("a".to_string(), long('s')),
+            (long('h'), long('s')),
+            (long('h'), "s".to_string()),
+            (long('g'), String::new()),
+            (String::new(), long('s')),
+        ];
+        let events: Vec<Event> = values
+            .iter()
+            .map(|(host, source)| Event {
+                raw: format!("{host} {source}"),
+                host: host.into(),
+                source: source.into(),
+                sourcetype: source.into(),
+                ..Event::default()
+            })
+            .collect();
+        assert_eq!(round_trip(&events).0, events);
+    }
+
+    /// `events` written as a batch, the events read back into one scratch event, and the batch.
+    fn round_trip(events: &[Event]) -> (Vec<Event>, Vec<u8>) {
+        let mut buf = Vec::new();
+        put_batch(&mut buf, events);
+        let mut got = Vec::new();
+        let mut scratch = Event::default();
+        for_each_in_batch(&buf, &mut scratch, |x| {
+            got.push(x.clone());
+            Ok(())
+        })
+        .unwrap();
+        (got, buf)
+    }
+
+    #[test]
     fn event_round_trip() {
         let e = Event {
             time: -5,
@@ -371,21 +418,14 @@ mod tests {
             host: "h".into(),
             source: "/var/log/x".into(),
             sourcetype: "st".into(),
-            index: String::new(),
+            index: MetaStr::default(),
             linecount: 2,
             fields: vec![("a".into(), "1".into()), ("b".into(), "".into())],
         };
-        let mut buf = Vec::new();
-        put_batch(&mut buf, &[e.clone(), e.clone()]);
-        let mut got = Vec::new();
-        let mut scratch = Event::default();
-        for_each_in_batch(&buf, &mut scratch, |x| {
-            got.push(x.clone());
-            Ok(())
-        })
-        .unwrap();
+        let (got, buf) = round_trip(&[e.clone(), e.clone()]);
         assert_eq!(got, vec![e.clone(), e]);
         // Every truncation is an error, never a panic.
+        let mut scratch = Event::default();
         for cut in 0..buf.len() {
             assert!(for_each_in_batch(&buf[..cut], &mut scratch, |_| Ok(())).is_err());
         }

@@ -68,7 +68,7 @@ fn event_strategy() -> impl Strategy<Value = Event> {
     )
         .prop_map(|(words, h, field)| Event {
             raw: words.join(" "),
-            host: format!("h{h}"),
+            host: format!("h{h}").into(),
             source: "s".into(),
             sourcetype: "st".into(),
             linecount: 1,

@@ -108,7 +108,7 @@ mod tests {
     impl Sink for Tagged {
         fn write(&mut self, batch: Vec<Event>) -> Result<(), SinkError> {
             let mut seen = self.1.lock().unwrap();
-            seen.extend(batch.into_iter().map(|e| (self.0, e.source)));
+            seen.extend(batch.into_iter().map(|e| (self.0, e.source.into())));
             Ok(())
         }
     }

@@ -142,10 +142,10 @@ impl Collector {
                 index_time: self.now.div_euclid(1_000_000),
                 linecount: Event::count_lines(&raw),
                 raw,
-                host: self.cmd.host.clone().unwrap_or_else(|| "lode".into()),
-                source: self.cmd.source.clone().unwrap_or_else(|| "collect".into()),
-                sourcetype: self.cmd.sourcetype.clone(),
-                index: self.cmd.index.clone(),
+                host: self.cmd.host.as_deref().unwrap_or("lode").into(),
+                source: self.cmd.source.as_deref().unwrap_or("collect").into(),
+                sourcetype: self.cmd.sourcetype.as_str().into(),
+                index: self.cmd.index.as_str().into(),
                 fields: Vec::new(),
             });
         }

@@ -203,7 +203,7 @@ fn loghub(name: &str) -> Vec<Row> {
                 time: 1_700_000_000_000_000 - i as i64 * 1_000_000,
                 raw: l.to_string(),
                 host: "LabSZ".into(),
-                sourcetype: name.to_lowercase(),
+                sourcetype: name.to_lowercase().into(),
                 index: "main".into(),
                 linecount: 1,
                 ..Default::default()

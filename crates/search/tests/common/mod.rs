@@ -22,10 +22,10 @@ pub fn event(time: Micros, host: &str, sourcetype: &str, raw: &str) -> Event {
         time,
         index_time: time / SEC,
         raw: raw.to_string(),
-        host: host.to_string(),
-        source: "test.log".to_string(),
-        sourcetype: sourcetype.to_string(),
-        index: String::new(),
+        host: host.into(),
+        source: "test.log".into(),
+        sourcetype: sourcetype.into(),
+        index: String::new().into(),
         linecount: Event::count_lines(raw),
         fields: Vec::new(),
     }
@@ -53,7 +53,7 @@ pub fn write_index(root: &Path, name: &str, chunks: &[Chunk]) {
             .iter()
             .cloned()
             .map(|mut e| {
-                e.index = name.to_string();
+                e.index = name.into();
                 e
             })
             .collect();

@@ -340,9 +340,9 @@ mod tests {
                     time: 1_700_000_000_000_000 + (i as i64 % 97) * 1_000_000,
                     index_time: 1_700_000_000,
                     raw: format!("event {i} status={}", i % 5),
-                    host: format!("h{}", i % 3),
+                    host: format!("h{}", i % 3).into(),
                     source: "s".into(),
-                    sourcetype: format!("st{}", i % 2),
+                    sourcetype: format!("st{}", i % 2).into(),
                     index: "main".into(),
                     linecount: 1,
                     fields: if i % 7 == 0 {
@@ -380,7 +380,7 @@ mod tests {
             .map(|i| Event {
                 time: 1_700_000_000_000_000 + i as i64 * 1_000,
                 raw: format!("event {i} user=u{} {}", i % 13, "x".repeat(i % 300)),
-                host: format!("h{}", i % 3),
+                host: format!("h{}", i % 3).into(),
                 source: "s".into(),
                 sourcetype: "st".into(),
                 fields: vec![("k".into(), format!("v{}", i % 5))],

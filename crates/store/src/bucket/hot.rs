@@ -657,7 +657,7 @@ mod tests {
             index_time: 1_700_000_100,
             linecount: 1,
             raw,
-            host: format!("web{}", i % 4),
+            host: format!("web{}", i % 4).into(),
             source: "/var/log/app.log".into(),
             sourcetype: "app".into(),
             index: "main".into(),

@@ -184,7 +184,7 @@ proptest! {
         // Small batches, so that flushes happen; reads in the middle see the pending batch.
         let mut ix = TermIndex::with_batch(batch);
         for (i, (num, host, words)) in events.iter().enumerate() {
-            let e = Event { raw: words.join(" "), host: host.to_string(), ..Event::default() };
+            let e = Event { raw: words.join(" "), host: (*host).into(), ..Event::default() };
             ix.add_event(*num, &e).unwrap();
             if reads.contains(&i) {
                 check_reads(&ix, &naive(&events[..=i]))?;

@@ -24,8 +24,8 @@ pub fn event(i: u64) -> Event {
         index_time: 1_700_000_100 + i as i64,
         linecount: Event::count_lines(&raw),
         raw,
-        host: format!("web-{:02}", i % 4),
-        source: format!("/var/log/app{}.log", i % 2),
+        host: format!("web-{:02}", i % 4).into(),
+        source: format!("/var/log/app{}.log", i % 2).into(),
         sourcetype: if i.is_multiple_of(3) {
             "app:json".into()
         } else {
@@ -46,9 +46,9 @@ pub fn owned(v: &EventView<'_>) -> Event {
         time: v.time,
         index_time: v.index_time,
         raw: v.raw.to_string(),
-        host: v.host.to_string(),
-        source: v.source.to_string(),
-        sourcetype: v.sourcetype.to_string(),
+        host: v.host.into(),
+        source: v.source.into(),
+        sourcetype: v.sourcetype.into(),
         index: "main".into(),
         linecount: v.linecount,
         fields: v.fields.to_vec(),
