@@ -909,9 +909,25 @@ impl<T: std::borrow::Borrow<TermIndex>> SortedTerms<T> {
     }
 
     /// Terms and their postings in ascending byte order.
+    ///
+    /// Sorted order visits the arena, the lists and the pool at random: three cache misses a
+    /// term, one after the other. The iterator prefetches them a few terms ahead, each from
+    /// the line prefetched before it: the arena entry 12 terms ahead, its list 8 ahead, the
+    /// head of the list's deltas 4 ahead.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], Postings<'_>)> + '_ {
         let ix = self.ix.borrow();
-        self.order.iter().map(move |&(_, at, b)| {
+        let order = &self.order;
+        let ahead = move |i: usize| order.get(i).map_or(NONE, |&(_, at, _)| at);
+        order.iter().enumerate().map(move |(i, &(_, at, b))| {
+            if let Some(entry) = ix.arena.get(ahead(i + 12) as usize) {
+                prefetch(entry);
+            }
+            if let Some(list) = ix.list_of(ahead(i + 8)) {
+                prefetch(list);
+            }
+            if let Some(list) = ix.list_of(ahead(i + 4)) {
+                ix.pool.prefetch_head(list.chain);
+            }
             let tail = Tail::Run(ix.batch.run(&self.grouped, b).iter());
             (ix.term_of(at, b), ix.postings(at, tail))
         })
