@@ -142,22 +142,22 @@ impl Pool {
     /// Hints the CPU to load the next byte `c` writes to.
     #[inline]
     pub fn prefetch_tail(&self, c: Chain) {
-        if let Some(page) = self.pages.get((c.tail >> PAGE_BITS) as usize) {
-            super::prefetch(
-                page.as_ptr()
-                    .wrapping_add((c.tail & (PAGE_BYTES as u32 - 1)) as usize),
-            );
-        }
+        self.prefetch_byte(c.tail);
     }
 
     /// Hints the CPU to load the start of list `c` (what [`Pool::bytes`] reads first).
     #[inline]
     pub fn prefetch_head(&self, c: Chain) {
-        let at = c.head.wrapping_sub(1);
-        if let Some(page) = self.pages.get((at >> PAGE_BITS) as usize) {
+        self.prefetch_byte(c.head.wrapping_sub(1));
+    }
+
+    /// Hints the CPU to load the pool byte at `pos` (nothing if there is none).
+    #[inline]
+    fn prefetch_byte(&self, pos: u32) {
+        if let Some(page) = self.pages.get((pos >> PAGE_BITS) as usize) {
             super::prefetch(
                 page.as_ptr()
-                    .wrapping_add((at & (PAGE_BYTES as u32 - 1)) as usize),
+                    .wrapping_add((pos & (PAGE_BYTES as u32 - 1)) as usize),
             );
         }
     }
