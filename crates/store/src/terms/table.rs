@@ -69,12 +69,7 @@ impl Table {
         if (self.len + 1) * 8 > self.slots.len() * 7 {
             self.grow();
         }
-        let mask = self.mask();
-        let mut i = h as usize & mask;
-        while self.slots[i] != EMPTY {
-            i = (i + 1) & mask;
-        }
-        self.slots[i] = (at as u64) << 32 | h as u64;
+        self.put((at as u64) << 32 | h as u64);
         self.len += 1;
     }
 
@@ -82,14 +77,20 @@ impl Table {
     fn grow(&mut self) {
         let size = (self.slots.len() * 2).max(16);
         let old = std::mem::replace(&mut self.slots, vec![EMPTY; size]);
-        let mask = self.mask();
         for s in old.into_iter().filter(|&s| s != EMPTY) {
-            let mut i = s as u32 as usize & mask;
-            while self.slots[i] != EMPTY {
-                i = (i + 1) & mask;
-            }
-            self.slots[i] = s;
+            self.put(s);
         }
+    }
+
+    /// Writes slot `s` into the first empty slot of its hash's probe (there is one: the table
+    /// is never full).
+    fn put(&mut self, s: u64) {
+        let mask = self.mask();
+        let mut i = s as u32 as usize & mask;
+        while self.slots[i] != EMPTY {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = s;
     }
 
     /// Bytes of memory held.
