@@ -356,11 +356,81 @@ pub fn decode_data(kind: u8, data: &[u8]) -> Result<RoaringBitmap, String> {
 pub fn decode_entry_into(block: &[u8], offset: usize, out: &mut Vec<u32>) -> Result<(), String> {
     let (kind, data) = entry_at(block, offset)?;
     if kind == KIND_ROARING {
+        return roaring_into(data, out);
+    }
+    for_each_run(kind, data, |first, last| {
+        if first == last {
+            out.push(first);
+        } else {
+            out.extend(first..=last);
+        }
+    })
+}
+
+/// Appends the numbers of a portable roaring serialization to `out`, read straight from the
+/// bytes (a merge reads every long list this way; building the bitmap first cost twice as
+/// much). The layout [`serialize_roaring`] writes is read here; another one (with run
+/// containers) goes through the library. Checks what the library checks: keys and array values
+/// strictly ascending, each bitmap holding its cardinality, every length within the data.
+fn roaring_into(data: &[u8], out: &mut Vec<u32>) -> Result<(), String> {
+    const COOKIE: u32 = 12346;
+    let u32_at = |at: usize| -> Result<u32, String> {
+        data.get(at..at + 4)
+            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+            .ok_or_else(|| "roaring bitmap cut short".to_string())
+    };
+    if u32_at(0)? != COOKIE {
         let bm = RoaringBitmap::deserialize_from(data).map_err(|e| e.to_string())?;
         out.extend(bm.iter());
         return Ok(());
     }
-    for_each_run(kind, data, |first, last| out.extend(first..=last))
+    let n = u32_at(4)? as usize;
+    if n > 1 << 16 {
+        return Err("roaring bitmap: too many containers".into());
+    }
+    // Descriptions (key, cardinality − 1), then offsets, then the containers in order.
+    let descs = data.get(8..8 + 4 * n).ok_or("roaring bitmap cut short")?;
+    let mut at = 8 + 8 * n;
+    let mut prev_key: Option<u16> = None;
+    for d in descs.chunks_exact(4) {
+        let key = u16::from_le_bytes([d[0], d[1]]);
+        let card = usize::from(u16::from_le_bytes([d[2], d[3]])) + 1;
+        if prev_key.is_some_and(|p| p >= key) {
+            return Err("roaring bitmap: keys not ascending".into());
+        }
+        prev_key = Some(key);
+        let high = u32::from(key) << 16;
+        if card <= 4096 {
+            let bytes = data
+                .get(at..at + 2 * card)
+                .ok_or("roaring bitmap cut short")?;
+            let mut prev: Option<u16> = None;
+            for v in bytes.chunks_exact(2) {
+                let v = u16::from_le_bytes([v[0], v[1]]);
+                if prev.is_some_and(|p| p >= v) {
+                    return Err("roaring bitmap: values not ascending".into());
+                }
+                prev = Some(v);
+                out.push(high | u32::from(v));
+            }
+            at += 2 * card;
+        } else {
+            let bytes = data.get(at..at + 8192).ok_or("roaring bitmap cut short")?;
+            let before = out.len();
+            for (i, w) in bytes.chunks_exact(8).enumerate() {
+                let mut w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+                while w != 0 {
+                    out.push(high | (i as u32) << 6 | w.trailing_zeros());
+                    w &= w - 1;
+                }
+            }
+            if out.len() - before != card {
+                return Err("roaring bitmap: cardinality differs from its bits".into());
+            }
+            at += 8192;
+        }
+    }
+    Ok(())
 }
 
 /// Calls `hit(j)` for each `cands[j]` (ascending) that the entry at `offset` of an
@@ -447,6 +517,27 @@ mod tests {
         assert_eq!(entry, [KIND_DELTAS, 2, 5, 1]);
     }
 
+    #[test]
+    fn roaring_read_straight_refuses_repeats_and_unsorted_keys() {
+        let serialized = |nums: &[u32]| {
+            let bm: RoaringBitmap = nums.iter().copied().collect();
+            let mut data = Vec::new();
+            bm.serialize_into(&mut data).unwrap();
+            data
+        };
+        // {5, 6}: one container; its values start after 8 + 8 bytes of header.
+        let mut data = serialized(&[5, 6]);
+        data[18] = 5;
+        assert!(roaring_into(&data, &mut Vec::new()).is_err());
+        // Keys 0 and 1 swapped.
+        let mut data = serialized(&[5, 70_000]);
+        data.swap(8, 12);
+        assert!(roaring_into(&data, &mut Vec::new()).is_err());
+        let mut ok = Vec::new();
+        roaring_into(&serialized(&[5, 70_000]), &mut ok).unwrap();
+        assert_eq!(ok, [5, 70_000]);
+    }
+
     proptest! {
         #[test]
         fn round_trip(
@@ -481,6 +572,33 @@ mod tests {
                     let bm: Vec<u32> = decode_entry(&entry, 0).unwrap().into_iter().collect();
                     prop_assert_eq!(&bm, &list);
                 }
+            }
+        }
+
+        /// A roaring entry read straight into a list gives the library's numbers, with array
+        /// and bitmap containers; damaged bytes never panic, and are not accepted where the
+        /// library refuses them.
+        #[test]
+        fn roaring_read_straight_matches_the_library(
+            set in proptest::collection::btree_set(0u32..100_000, 0..12_000),
+            flips in proptest::collection::vec((any::<prop::sample::Index>(), 1u8..=255), 0..3),
+        ) {
+            let bm: RoaringBitmap = set.iter().copied().collect();
+            let mut data = Vec::new();
+            bm.serialize_into(&mut data).unwrap();
+            for (at, x) in &flips {
+                let i = at.index(data.len());
+                data[i] ^= x;
+            }
+            let mut ours = vec![1, 2];
+            let got = roaring_into(&data, &mut ours);
+            match (got, RoaringBitmap::deserialize_from(&data[..])) {
+                (Ok(()), Ok(lib)) => {
+                    prop_assert_eq!(&ours[..2], &[1, 2]);
+                    prop_assert_eq!(ours[2..].to_vec(), lib.iter().collect::<Vec<_>>());
+                }
+                (Ok(()), Err(e)) => prop_assert!(false, "accepted what the library refuses: {e}"),
+                (Err(e), _) => prop_assert!(!flips.is_empty(), "refused a sound bitmap: {e}"),
             }
         }
 
