@@ -25,7 +25,7 @@
 //! before the rename; recovery deletes any left by a crash. A crash before the rename leaves a
 //! `tmp_` directory that recovery deletes; the sources are intact.
 
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -46,7 +46,7 @@ use crate::layout::{
     BucketKind,
 };
 use crate::meta::{BucketMeta, ValueStats};
-use crate::terms::lexicon::LexScratch;
+use crate::terms::lexicon::{BlockEntries, LexScratch};
 
 /// Merges `sources` (warm buckets of contiguous ids, in id order, at least two) of the index
 /// directory `dir` into one bucket and publishes it; the sources stay on disk, hidden, until
@@ -310,35 +310,62 @@ fn copy_journal(
 struct Cursor {
     bucket: WarmBucket,
     base: u32,
+    /// The next lexicon block to read.
     block: usize,
-    entries: Vec<(Vec<u8>, u64)>,
+    /// The entries of the block read last, and the position of the current one in them.
+    entries: BlockEntries,
     pos: usize,
+    /// The current term's first 8 bytes, big-endian and zero-padded: compared before the
+    /// terms themselves (most terms differ within them).
+    key: u64,
     lex: LexScratch,
     postings: BlockScratch,
 }
 
+/// A term's first 8 bytes as a big-endian number, zero-padded: when two differ, they order
+/// the terms as their bytes do.
+fn term_key(t: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = t.len().min(8);
+    b[..n].copy_from_slice(&t[..n]);
+    u64::from_be_bytes(b)
+}
+
 impl Cursor {
-    /// The next `(term, value)`, loading the next block when this one is used up.
-    fn next(&mut self) -> Result<Option<(Vec<u8>, u64)>, StoreError> {
-        loop {
-            if let Some(e) = self.entries.get_mut(self.pos) {
-                self.pos += 1;
-                return Ok(Some((std::mem::take(&mut e.0), e.1)));
-            }
+    /// The current `(term, value)`; `None` once the lexicon is used up.
+    fn current(&self) -> Option<(&[u8], u64)> {
+        self.entries.get(self.pos)
+    }
+
+    /// Moves to the next entry, loading the next block when this one is used up.
+    fn advance(&mut self) -> Result<(), StoreError> {
+        self.pos += 1;
+        self.fill()
+    }
+
+    /// Loads blocks until the position names an entry or the lexicon is used up.
+    fn fill(&mut self) -> Result<(), StoreError> {
+        while self.pos >= self.entries.len() {
             let lexicon = self.bucket.lexicon()?;
             if self.block >= lexicon.block_count() {
-                return Ok(None);
+                return Ok(());
             }
             lexicon.block_entries(self.block, &mut self.lex, &mut self.entries)?;
             self.block += 1;
             self.pos = 0;
         }
+        self.key = self.current().map_or(0, |(t, _)| term_key(t));
+        Ok(())
     }
 }
 
 /// Writes lexicon, postings and bloom filter of the merged bucket: the sources' terms in
 /// order, each with the sources' postings shifted by their `bases`. Returns the number of
 /// distinct terms (`None`: cancelled).
+///
+/// A merge has a handful of sources, so the smallest current term is found by comparing them
+/// all, which reads the terms where their blocks hold them (a heap would need each term
+/// copied out).
 fn merge_terms(
     tmp: &Path,
     sources: &[PathBuf],
@@ -348,43 +375,54 @@ fn merge_terms(
 ) -> Result<Option<u64>, StoreError> {
     let mut cursors = Vec::with_capacity(sources.len());
     for (path, &base) in sources.iter().zip(bases) {
-        cursors.push(Cursor {
+        let mut c = Cursor {
             bucket: WarmBucket::open(path)?,
             base,
             block: 0,
-            entries: Vec::new(),
+            entries: BlockEntries::default(),
             pos: 0,
+            key: 0,
             lex: LexScratch::default(),
             postings: BlockScratch::default(),
-        });
-    }
-    // Min-heap of each cursor's next term (ties: the earlier source first).
-    let mut heap = BinaryHeap::new();
-    for (k, c) in cursors.iter_mut().enumerate() {
-        if let Some((term, value)) = c.next()? {
-            heap.push(std::cmp::Reverse((term, k, value)));
-        }
+        };
+        c.fill()?;
+        cursors.push(c);
     }
     let mut w = TermsWriter::create(tmp, capacity)?;
+    let mut term: Vec<u8> = Vec::new();
     let mut list: Vec<u32> = Vec::new();
     let mut done = 0u64;
-    while let Some(std::cmp::Reverse((term, k, value))) = heap.pop() {
+    loop {
+        // The first source holding the smallest term; sources holding it too come after it.
+        let mut first: Option<(usize, u64, &[u8])> = None;
+        for (k, c) in cursors.iter().enumerate() {
+            if let Some((t, _)) = c.current() {
+                if first.is_none_or(|(_, key, min)| (c.key, t) < (key, min)) {
+                    first = Some((k, c.key, t));
+                }
+            }
+        }
+        let Some((first, key, min)) = first else {
+            break;
+        };
+        term.clear();
+        term.extend_from_slice(min);
         list.clear();
-        let mut add = |k: usize, value: u64, heap: &mut BinaryHeap<_>| -> Result<(), StoreError> {
-            let c = &mut cursors[k];
+        for c in &mut cursors[first..] {
+            if c.key != key {
+                continue;
+            }
+            let Some((t, value)) = c.current() else {
+                continue;
+            };
+            if t != term.as_slice() {
+                continue;
+            }
             let start = list.len();
             c.bucket
                 .extend_postings(value, &mut c.postings, &mut list)?;
             list[start..].iter_mut().for_each(|n| *n += c.base);
-            if let Some((t, v)) = c.next()? {
-                heap.push(std::cmp::Reverse((t, k, v)));
-            }
-            Ok(())
-        };
-        add(k, value, &mut heap)?;
-        while heap.peek().is_some_and(|r| r.0 .0 == term) {
-            let std::cmp::Reverse((_, k2, v2)) = heap.pop().expect("peeked");
-            add(k2, v2, &mut heap)?;
+            c.advance()?;
         }
         w.add(&term, &list)?;
         done += 1;

@@ -177,6 +177,36 @@ impl LexiconWriter {
 /// What [`Lexicon::walk`] calls per `(term, value)`; returning `false` stops the walk.
 pub type Visit<'a> = dyn FnMut(&[u8], u64) -> Result<bool, StoreError> + 'a;
 
+/// The entries of one lexicon block ([`Lexicon::block_entries`]), their terms laid end to end
+/// so that reading a block allocates nothing once the buffers have grown.
+#[derive(Debug, Default)]
+pub struct BlockEntries {
+    /// The terms, concatenated.
+    terms: Vec<u8>,
+    /// Per entry: where its term ends in `terms` (it starts where the previous one ends) and
+    /// its value.
+    entries: Vec<(usize, u64)>,
+}
+
+impl BlockEntries {
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Entry `k`'s term and value.
+    pub fn get(&self, k: usize) -> Option<(&[u8], u64)> {
+        let &(end, value) = self.entries.get(k)?;
+        let start = k.checked_sub(1).map_or(0, |p| self.entries[p].0);
+        Some((&self.terms[start..end], value))
+    }
+}
+
 /// An open lexicon: its index in memory, blocks read on demand.
 pub struct Lexicon {
     path: PathBuf,
@@ -335,19 +365,21 @@ impl Lexicon {
         Ok(found)
     }
 
-    /// Every `(term, value)` of block `i` (below [`Lexicon::block_count`]), in order, into `out`
-    /// (cleared first): a merge walks its sources' lexicons block by block.
+    /// Every `(term, value)` of block `i` (below [`Lexicon::block_count`]), in order, into
+    /// `out` (cleared first): a merge walks its sources' lexicons block by block.
     pub fn block_entries(
         &self,
         i: usize,
         s: &mut LexScratch,
-        out: &mut Vec<(Vec<u8>, u64)>,
+        out: &mut BlockEntries,
     ) -> Result<(), StoreError> {
-        out.clear();
+        out.terms.clear();
+        out.entries.clear();
         self.load(i, s)?;
         let mut term = std::mem::take(&mut s.term);
         let res = self.scan_block(i, &s.out, &mut term, b"", &mut |t, v| {
-            out.push((t.to_vec(), v));
+            out.terms.extend_from_slice(t);
+            out.entries.push((out.terms.len(), v));
             Ok(true)
         });
         s.term = term;
@@ -391,6 +423,7 @@ impl Lexicon {
         let mut ptr = 0u64;
         term.clear();
         let mut first = true;
+        let mut reached = from.is_empty();
         while !r.is_empty() {
             let shared = r.varint().map_err(bad)?;
             let slen = r.varint().map_err(bad)?;
@@ -427,7 +460,9 @@ impl Lexicon {
                 ptr = ptr.checked_add(v).ok_or_else(|| bad("pointer overflow"))?;
                 ptr
             };
-            if term.as_slice() >= from && !f(term, value)? {
+            // Terms ascend: once one reaches `from`, the rest do.
+            reached = reached || term.as_slice() >= from;
+            if reached && !f(term, value)? {
                 return Ok(false);
             }
         }
