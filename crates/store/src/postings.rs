@@ -100,15 +100,17 @@ pub fn encode(list: &[u32], entry: &mut Vec<u8>, read_whole: bool) -> Option<u64
 /// writing each layout to compare them cost a roll and a merge a pass per layout.
 fn encode_entry(list: &[u32], postings: &mut Vec<u8>, read_whole: bool) {
     let (deltas, ones) = delta_stats(list);
+    let roaring = (list.len() >= ROARING_MIN_LEN).then(|| roaring_size(list));
     // Each run takes two varints, so with `list.len() − ones` runs the runs layout is at least
-    // twice that many bytes: counted exactly only when that bound does not already lose.
+    // twice that many bytes: counted exactly only when that bound loses neither to the deltas
+    // nor to the roaring bitmap (which wins over both when it is smaller than the bound).
     let runs_at_least = 2 * (list.len() - ones);
-    let (mut kind, mut len) = match (runs_at_least < deltas).then(|| runs_size(list)) {
+    let runs_may_win = runs_at_least < deltas && roaring.is_none_or(|r| r >= runs_at_least);
+    let (mut kind, mut len) = match runs_may_win.then(|| runs_size(list)) {
         Some(runs) if runs < deltas => (KIND_RUNS, runs),
         _ => (KIND_DELTAS, deltas),
     };
-    if list.len() >= ROARING_MIN_LEN {
-        let roaring = roaring_size(list);
+    if let Some(roaring) = roaring {
         let slack = if read_whole { len / 4 } else { 0 };
         if roaring < len.saturating_add(slack) {
             (kind, len) = (KIND_ROARING, roaring);
