@@ -185,8 +185,8 @@ mod avx2 {
         _mm256_broadcastsi128_si256(t)
     }
 
-    /// The bits of the 32 bytes at `p` in the classes whose low-nibble tables are `lo_major`
-    /// and `lo_minor`.
+    /// The major and minor bits of the 32 bytes in `v`, from the high-nibble table `hi_t` and
+    /// the classes' low-nibble tables `lo_major` and `lo_minor`.
     #[inline]
     #[target_feature(enable = "avx2")]
     fn bits32(v: __m256i, hi_t: __m256i, lo_major: __m256i, lo_minor: __m256i) -> (u32, u32) {
