@@ -47,6 +47,7 @@ use crate::layout::{
 };
 use crate::meta::{BucketMeta, ValueStats};
 use crate::terms::lexicon::{BlockEntries, LexScratch};
+use crate::terms::order_key;
 
 /// Merges `sources` (warm buckets of contiguous ids, in id order, at least two) of the index
 /// directory `dir` into one bucket and publishes it; the sources stay on disk, hidden, until
@@ -315,20 +316,11 @@ struct Cursor {
     /// The entries of the block read last, and the position of the current one in them.
     entries: BlockEntries,
     pos: usize,
-    /// The current term's first 8 bytes, big-endian and zero-padded: compared before the
-    /// terms themselves (most terms differ within them).
+    /// The current term's [`order_key`]: compared before the terms themselves (most terms
+    /// differ within their first 8 bytes).
     key: u64,
     lex: LexScratch,
     postings: BlockScratch,
-}
-
-/// A term's first 8 bytes as a big-endian number, zero-padded: when two differ, they order
-/// the terms as their bytes do.
-fn term_key(t: &[u8]) -> u64 {
-    let mut b = [0u8; 8];
-    let n = t.len().min(8);
-    b[..n].copy_from_slice(&t[..n]);
-    u64::from_be_bytes(b)
 }
 
 impl Cursor {
@@ -354,7 +346,7 @@ impl Cursor {
             self.block += 1;
             self.pos = 0;
         }
-        self.key = self.current().map_or(0, |(t, _)| term_key(t));
+        self.key = self.current().map_or(0, |(t, _)| order_key(t));
         Ok(())
     }
 }

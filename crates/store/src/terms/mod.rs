@@ -175,6 +175,17 @@ impl BatchTerm {
     }
 }
 
+/// A term's first 8 bytes as a big-endian integer, zero-padded: when two terms' keys differ,
+/// they order the terms as their bytes do (equal keys say nothing). A roll sorts on it, and a
+/// merge compares its sources' current terms by it first.
+#[inline]
+pub(crate) fn order_key(t: &[u8]) -> u64 {
+    let mut key = [0u8; 8];
+    let n = t.len().min(8);
+    key[..n].copy_from_slice(&t[..n]);
+    u64::from_be_bytes(key)
+}
+
 /// The first 8 bytes of `t` as a little-endian integer, zero-padded: with the length, the whole
 /// of a term of up to 8 bytes. Loads overlap rather than copy byte by byte.
 #[inline]
@@ -862,20 +873,17 @@ impl TermIndex {
                 None => only.push(i as u32),
             }
         }
-        let key = |b: &[u8]| {
-            let mut key = [0u8; 8];
-            let n = b.len().min(8);
-            key[..n].copy_from_slice(&b[..n]);
-            u64::from_be_bytes(key)
-        };
         // Sort on the first 8 bytes as one integer; compare whole terms only on ties.
         let mut order: Vec<(u64, u32, u32)> = self
             .entries()
             .map(|at| {
                 let b = in_arena.get(&(at as u32)).copied().unwrap_or(NONE);
-                (key(term_at(&self.arena, at)), at as u32, b)
+                (order_key(term_at(&self.arena, at)), at as u32, b)
             })
-            .chain(only.into_iter().map(|b| (key(self.batch.term(b)), NONE, b)))
+            .chain(
+                only.into_iter()
+                    .map(|b| (order_key(self.batch.term(b)), NONE, b)),
+            )
             .collect();
         order.sort_unstable_by(|a, b| {
             a.0.cmp(&b.0)
