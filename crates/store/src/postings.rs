@@ -29,6 +29,10 @@ pub const KIND_RUNS: u8 = 2;
 pub use crate::consts::POSTINGS_BLOCK_BYTES as BLOCK_TARGET_BYTES;
 use crate::consts::ROARING_MIN_LEN;
 
+/// `SERIAL_COOKIE_NO_RUNCONTAINER` of the roaring format: the first four bytes of the bitmaps
+/// [`serialize_roaring`] writes and [`roaring_into`] reads.
+const ROARING_COOKIE: u32 = 12346;
+
 /// Bits of the in-block offset in a lexicon value (blocks close before 2^15 bytes).
 const OFFSET_BITS: u32 = 15;
 const _: () = assert!(BLOCK_TARGET_BYTES <= 1 << OFFSET_BITS);
@@ -231,8 +235,6 @@ fn container_bytes(n: usize) -> usize {
 /// start, then each container's numbers as u16 (up to 4096) or its 8 KiB bitmap. Naive twin:
 /// the library (the property test compares the bytes).
 fn serialize_roaring(list: &[u32], out: &mut Vec<u8>) {
-    /// `SERIAL_COOKIE_NO_RUNCONTAINER` of the roaring format.
-    const COOKIE: u32 = 12346;
     let containers = || {
         let mut rest = list;
         std::iter::from_fn(move || {
@@ -244,7 +246,7 @@ fn serialize_roaring(list: &[u32], out: &mut Vec<u8>) {
         })
     };
     let n = containers().count();
-    out.extend_from_slice(&COOKIE.to_le_bytes());
+    out.extend_from_slice(&ROARING_COOKIE.to_le_bytes());
     out.extend_from_slice(&(n as u32).to_le_bytes());
     for c in containers() {
         out.extend_from_slice(&((c[0] >> 16) as u16).to_le_bytes());
@@ -375,13 +377,12 @@ pub fn decode_entry_into(block: &[u8], offset: usize, out: &mut Vec<u32>) -> Res
 /// containers) goes through the library. Checks what the library checks: keys and array values
 /// strictly ascending, each bitmap holding its cardinality, every length within the data.
 fn roaring_into(data: &[u8], out: &mut Vec<u32>) -> Result<(), String> {
-    const COOKIE: u32 = 12346;
     let u32_at = |at: usize| -> Result<u32, String> {
         data.get(at..at + 4)
             .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
             .ok_or_else(|| "roaring bitmap cut short".to_string())
     };
-    if u32_at(0)? != COOKIE {
+    if u32_at(0)? != ROARING_COOKIE {
         let bm = RoaringBitmap::deserialize_from(data).map_err(|e| e.to_string())?;
         out.extend(bm.iter());
         return Ok(());
