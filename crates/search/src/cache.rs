@@ -225,8 +225,8 @@ impl BucketCache {
         path: &Path,
         reader: &WarmBucket,
         q: &TermQuery,
-    ) -> Result<RoaringBitmap, StoreError> {
-        lode_store::query::eval(
+    ) -> Result<Arc<RoaringBitmap>, StoreError> {
+        lode_store::query::eval_shared(
             &CachedTerms {
                 cache: self,
                 path,
@@ -665,7 +665,7 @@ mod tests {
                 let r = c.open_warm(p).unwrap();
                 for q in &queries {
                     assert_eq!(
-                        c.eval(p, &r, q).unwrap(),
+                        *c.eval(p, &r, q).unwrap(),
                         r.eval(q).unwrap(),
                         "{round} {q:?}"
                     );
@@ -721,7 +721,7 @@ mod tests {
         for q in &queries {
             for _ in 0..2 {
                 assert_eq!(
-                    c.eval(&paths[0], &r, q).unwrap(),
+                    *c.eval(&paths[0], &r, q).unwrap(),
                     r.eval(q).unwrap(),
                     "{q:?}"
                 );
@@ -729,7 +729,7 @@ mod tests {
         }
         for w in ["common", "word3"] {
             assert_eq!(
-                c.eval(&paths[0], &r, &t(w)).unwrap(),
+                *c.eval(&paths[0], &r, &t(w)).unwrap(),
                 r.eval(&t(w)).unwrap(),
                 "{w}"
             );
@@ -749,7 +749,7 @@ mod tests {
         let r = c.open_warm(&paths[0]).unwrap();
         for i in 0..50 {
             let q = TermQuery::Term(format!("event{i}").into_bytes());
-            assert_eq!(c.eval(&paths[0], &r, &q).unwrap(), r.eval(&q).unwrap());
+            assert_eq!(*c.eval(&paths[0], &r, &q).unwrap(), r.eval(&q).unwrap());
             let s = c.stats();
             assert!(s.bytes <= s.budget, "{s:?}");
             assert!(s.term_bytes <= s.budget / TERMS_SHARE, "{s:?}");

@@ -71,12 +71,13 @@ pub trait TermSource {
 
 /// Evaluates `q` against `src`.
 pub fn eval(src: &dyn TermSource, q: &TermQuery) -> Result<RoaringBitmap, StoreError> {
-    Ok(owned(eval_depth(src, q, 0)?))
+    Ok(Arc::unwrap_or_clone(eval_shared(src, q)?))
 }
 
-/// `b` itself when nothing else holds it, else a copy.
-fn owned(b: Arc<RoaringBitmap>) -> RoaringBitmap {
-    Arc::try_unwrap(b).unwrap_or_else(|b| (*b).clone())
+/// [`eval`], without copying a bitmap `src` shares (a one-term query's cached postings are
+/// given as they are).
+pub fn eval_shared(src: &dyn TermSource, q: &TermQuery) -> Result<Arc<RoaringBitmap>, StoreError> {
+    eval_depth(src, q, 0)
 }
 
 fn lower(b: &[u8]) -> Vec<u8> {

@@ -12,6 +12,7 @@
 //! Naive twin: [`super::naive`] pushes every event of every bucket, in the same order, through
 //! the unsplit [`crate::ops::Executor`].
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -140,11 +141,12 @@ fn read_bucket(
         let bucket = opened.bucket.as_ref();
         // A clause the term query does not decide is checked on each candidate first (in place,
         // no row), then the matches are counted like exact candidates.
-        let scanned = opened.ids.len() as u64;
+        let cands = &opened.cands;
+        let scanned = cands.len();
         let (ids, bits) = match ctx.verify_clause() {
-            None => (Ok(opened.ids), opened.bits.as_ref()),
+            None => (Ok(cands.list()), cands.bits()),
             Some(clause) => (
-                super::cursor::verify_ids(bucket, b, clause, &opened.ids),
+                super::cursor::verify_ids(bucket, b, clause, &cands.list()).map(Cow::Owned),
                 None,
             ),
         };

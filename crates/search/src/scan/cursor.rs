@@ -5,7 +5,7 @@ use lode_spl::ast::SearchExpr;
 use lode_store::bucket::IndexedFields;
 use lode_store::{BucketRead, EventView, StoreError};
 
-use super::candidates::{is_dense, Opened};
+use super::candidates::{is_dense, Candidates, Opened};
 use super::source::{BucketRef, Key};
 use crate::matcher::{self, EventSubject, Undecided};
 use crate::row::Row;
@@ -70,8 +70,10 @@ pub struct Cursor {
 ///
 /// Naive twin: keying every candidate and sorting (the sparse path and the tests).
 struct BlockOrder {
-    /// Candidates, ascending.
-    ids: Vec<u32>,
+    /// Candidates.
+    cands: Candidates,
+    /// The candidates of the block being keyed, descending (reused).
+    block: Vec<u32>,
     /// Events per block.
     per: u32,
     /// `(largest time, block number)`, newest first.
@@ -83,7 +85,7 @@ struct BlockOrder {
 }
 
 impl BlockOrder {
-    fn new(ids: Vec<u32>, per: u32, ranges: &[(i64, i64)]) -> BlockOrder {
+    fn new(cands: Candidates, per: u32, ranges: &[(i64, i64)]) -> BlockOrder {
         let mut order: Vec<(i64, u32)> = ranges
             .iter()
             .enumerate()
@@ -91,7 +93,8 @@ impl BlockOrder {
             .collect();
         order.sort_unstable_by(|a, b| b.cmp(a));
         BlockOrder {
-            ids,
+            cands,
+            block: Vec::new(),
             per: per.max(1),
             order,
             next: 0,
@@ -118,15 +121,18 @@ impl BlockOrder {
                 if newest.is_none_or(|t| t <= max) {
                     self.next += 1;
                     let (lo, hi) = (b * self.per, (b + 1).saturating_mul(self.per));
-                    let from = self.ids.partition_point(|&n| n < lo);
-                    let to = self.ids.partition_point(|&n| n < hi);
-                    let ids = &self.ids[from..to];
+                    self.cands.block_rev(lo, hi, &mut self.block);
+                    let ids = &self.block;
                     // Several candidates: the block's time column, looked up once.
                     let times = if ids.len() > 1 {
                         bucket.block_times(b)?
                     } else {
                         None
                     };
+                    // Keyed from the block's last event back: numbers follow time closely, so
+                    // each key is then about the oldest in the heap and a push stops at once,
+                    // where ascending pushes each climbed the whole heap (a dense `<word> |
+                    // head 10` keys a block of 4,096 candidates per bucket).
                     match times {
                         Some(times) => {
                             for &n in ids {
@@ -163,18 +169,18 @@ impl Cursor {
     /// selection, so taking the first hundred of a million candidates costs a pass over their
     /// times, not a sort.
     pub fn new(src: BucketRef, opened: Opened, time_ordered: bool) -> Cursor {
-        let Opened {
-            bucket, mut ids, ..
-        } = opened;
+        let Opened { bucket, cands } = opened;
         let mut pending = None;
         let mut keyed = Vec::new();
-        let dense = is_dense(ids.len() as u64, bucket.meta().event_count);
+        let dense = is_dense(cands.len(), bucket.meta().event_count);
         let mut blocks = None;
+        let mut cands = Some(cands);
         if time_ordered && dense {
             if let Some((per, ranges)) = bucket.time_blocks() {
-                blocks = Some(BlockOrder::new(std::mem::take(&mut ids), per, &ranges));
+                blocks = cands.take().map(|c| BlockOrder::new(c, per, &ranges));
             }
         }
+        let mut ids = cands.map(Candidates::into_list).unwrap_or_default();
         if time_ordered && blocks.is_none() {
             // Sparse: per-event times of the candidates only (warm buckets decode their blocks).
             let r: Result<Vec<(i64, u32)>, StoreError> = if dense {

@@ -123,6 +123,12 @@ impl BucketRead for Shared {
         self.0.may_contain(term)
     }
     fn eval(&self, q: &lode_store::TermQuery) -> Result<roaring::RoaringBitmap, StoreError> {
+        self.eval_shared(q).map(Arc::unwrap_or_clone)
+    }
+    fn eval_shared(
+        &self,
+        q: &lode_store::TermQuery,
+    ) -> Result<Arc<roaring::RoaringBitmap>, StoreError> {
         cache::global().eval(&self.1, &self.0, q)
     }
     fn times(&self) -> &[i64] {

@@ -68,6 +68,11 @@ pub trait BucketRead {
     fn may_contain(&self, term: &[u8]) -> bool;
     /// Candidate event numbers of `q`.
     fn eval(&self, q: &TermQuery) -> Result<RoaringBitmap, StoreError>;
+    /// [`BucketRead::eval`], without copying a bitmap the reader shares: a search cache holds
+    /// a one-term query's decoded postings, millions of numbers for a common word.
+    fn eval_shared(&self, q: &TermQuery) -> Result<std::sync::Arc<RoaringBitmap>, StoreError> {
+        self.eval(q).map(std::sync::Arc::new)
+    }
     /// The postings of each of `terms`, in order: what [`BucketRead::eval`] of each as a
     /// [`TermQuery::Term`] gives. Warm buckets share their lexicon and postings blocks across
     /// the terms (pass them sorted), so many neighbouring terms (`host::…`) cost one read each.
