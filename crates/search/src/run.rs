@@ -150,6 +150,10 @@ pub struct RunOptions {
     /// Where `collect` writes events (the node that owns the indexes). `None`: `collect` fails
     /// with a clear error (except with `testmode=t`, which writes nothing).
     pub collect: Option<crate::generate::collect::CollectHandle>,
+    /// Whether an event search prepares its next bucket on a thread of its own while it reads
+    /// the current one. `None` (the default): only while a core would otherwise be idle (see
+    /// [`crate::scan::prefetch`]); tests force each way.
+    pub read_ahead: Option<bool>,
 }
 
 impl RunOptions {
@@ -164,7 +168,7 @@ impl RunOptions {
 
 /// The number of cores this process may use, asked once: `available_parallelism` reads the
 /// cgroup quota files on every call (~2 % of a small search's CPU in the service bench).
-fn cores() -> usize {
+pub(crate) fn cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
@@ -352,6 +356,7 @@ pub(crate) fn run_pipeline(
         columns_only: plan.columns_only && !req.force_scan,
         slim_rows: plan.slim_rows.as_deref().filter(|_| !req.force_scan),
         counted,
+        read_ahead: opts.read_ahead,
     };
     (stats.profile.remote_search, stats.profile.report_search) =
         split_texts(plan.clause.as_ref(), &plan.rest, split.is_some());

@@ -42,8 +42,10 @@ pub fn run(
             a.info.id,
         ))
     });
+    // A thread of its own pays only with a second bucket to prepare and a core to spare.
+    let threaded = buckets.len() > 1 && ctx.read_ahead.unwrap_or_else(super::prefetch::spare_core);
     std::thread::scope(|s| {
-        let ahead = Ahead::start(s, ctx, &buckets);
+        let ahead = Ahead::start(s, ctx, &buckets, threaded);
         merge(ctx, &buckets, &ahead, sink, stats)
     })
 }
@@ -52,7 +54,7 @@ pub fn run(
 fn merge(
     ctx: &ScanCtx<'_>,
     buckets: &[BucketRef],
-    ahead: &Ahead,
+    ahead: &Ahead<'_>,
     sink: &mut Sink<'_>,
     stats: &mut SearchStats,
 ) -> Result<(), SearchError> {

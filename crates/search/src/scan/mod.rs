@@ -66,6 +66,9 @@ pub struct ScanCtx<'a> {
     /// Count pushdown (batch scan only): count candidates per combination of these id columns
     /// instead of building rows (see [`crate::plan::columns::counts_suffice`]).
     pub counted: Option<counted::Columns>,
+    /// Prepare the next bucket on a thread of its own (`None`: while a core is spare, see
+    /// [`prefetch`]).
+    pub read_ahead: Option<bool>,
 }
 
 impl ScanCtx<'_> {
@@ -100,6 +103,7 @@ pub fn scan(
     emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
     stats: &mut SearchStats,
 ) -> Result<(), SearchError> {
+    let _scanning = prefetch::Scanning::enter();
     let buckets = source::list(ctx.root, indexes)?;
     stats.buckets_total = buckets.len() as u64;
     let mut sink = Sink::new(exec, emit);
@@ -122,6 +126,7 @@ pub fn scan_batch(
     emit: &mut dyn FnMut(Vec<Row>) -> Result<(), SearchError>,
     stats: &mut SearchStats,
 ) -> Result<(), SearchError> {
+    let _scanning = prefetch::Scanning::enter();
     let buckets = source::list(ctx.root, indexes)?;
     stats.buckets_total = buckets.len() as u64;
     stats.rows_out = batch::run(ctx, &buckets, split, workers, emit, stats)?;
