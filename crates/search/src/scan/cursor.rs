@@ -173,14 +173,15 @@ impl Cursor {
         let mut pending = None;
         let mut keyed = Vec::new();
         let dense = is_dense(cands.len(), bucket.meta().event_count);
-        let mut blocks = None;
-        let mut cands = Some(cands);
-        if time_ordered && dense {
-            if let Some((per, ranges)) = bucket.time_blocks() {
-                blocks = cands.take().map(|c| BlockOrder::new(c, per, &ranges));
-            }
-        }
-        let mut ids = cands.map(Candidates::into_list).unwrap_or_default();
+        let table = if time_ordered && dense {
+            bucket.time_blocks()
+        } else {
+            None
+        };
+        let (mut ids, blocks) = match table {
+            Some((per, ranges)) => (Vec::new(), Some(BlockOrder::new(cands, per, &ranges))),
+            None => (cands.into_list(), None),
+        };
         if time_ordered && blocks.is_none() {
             // Sparse: per-event times of the candidates only (warm buckets decode their blocks).
             let r: Result<Vec<(i64, u32)>, StoreError> = if dense {

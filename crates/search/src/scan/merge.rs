@@ -4,9 +4,10 @@
 //! merged, not concatenated. Buckets are taken in descending order of their name's time upper
 //! bound and a bucket is only opened once the merge frontier (the newest row not yet emitted)
 //! is not newer than that bound — before that, none of its events can come next. With `head N`
-//! the merge stops as soon as the executor says so, leaving older buckets unopened. Buckets are
-//! prepared (opened, candidates chosen and sorted) one or two ahead by a background thread
-//! ([`super::prefetch`]), so opening the next bucket overlaps reading the current ones.
+//! the merge stops as soon as the executor says so, leaving older buckets unopened. While a core
+//! is spare, buckets are prepared (opened, candidates chosen and sorted) one ahead by a
+//! background thread, so opening the next bucket overlaps reading the current ones; otherwise
+//! each is prepared when the merge opens it ([`super::prefetch`]).
 //!
 //! Naive twin: [`super::naive`] reads every event, sorts all matches by key and pushes them.
 
@@ -45,8 +46,8 @@ pub fn run(
     // A thread of its own pays only with a second bucket to prepare and a core to spare.
     let threaded = buckets.len() > 1 && ctx.read_ahead.unwrap_or_else(super::prefetch::spare_core);
     std::thread::scope(|s| {
-        let ahead = Ahead::start(s, ctx, &buckets, threaded);
-        merge(ctx, &buckets, &ahead, sink, stats)
+        let mut ahead = Ahead::start(s, ctx, &buckets, threaded);
+        merge(ctx, &buckets, &mut ahead, sink, stats)
     })
 }
 
@@ -54,7 +55,7 @@ pub fn run(
 fn merge(
     ctx: &ScanCtx<'_>,
     buckets: &[BucketRef],
-    ahead: &Ahead<'_>,
+    ahead: &mut Ahead<'_>,
     sink: &mut Sink<'_>,
     stats: &mut SearchStats,
 ) -> Result<(), SearchError> {

@@ -22,7 +22,6 @@
 //! Naive twin: opening each bucket in the merge thread when it is needed (`open_candidates`
 //! then `Cursor::new`), which is what the inline way does and the thread does earlier.
 
-use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::thread::Scope;
@@ -74,11 +73,10 @@ pub struct Ahead<'a> {
 enum Way<'a> {
     /// The receiving end of the read-ahead thread.
     Thread(mpsc::Receiver<Prepared>),
-    /// Prepared in the merge's thread when asked; `next` is the next bucket's position.
+    /// Prepared in the merge's thread when asked: the buckets not asked for yet.
     Inline {
         ctx: &'a ScanCtx<'a>,
-        buckets: &'a [BucketRef],
-        next: Cell<usize>,
+        rest: std::slice::Iter<'a, BucketRef>,
     },
 }
 
@@ -95,8 +93,7 @@ impl<'a> Ahead<'a> {
             return Ahead {
                 way: Way::Inline {
                     ctx,
-                    buckets,
-                    next: Cell::new(0),
+                    rest: buckets.iter(),
                 },
             };
         }
@@ -115,15 +112,11 @@ impl<'a> Ahead<'a> {
 
     /// The next bucket's cursor, its stats added to `stats`; `Ok(None)` when it has nothing to
     /// read. Call once per bucket, in order.
-    pub fn next(&self, stats: &mut SearchStats) -> Result<Option<Cursor>, SearchError> {
-        let ended = || SearchError::Io("bucket read-ahead thread ended early".into());
-        let (r, st) = match &self.way {
+    pub fn next(&mut self, stats: &mut SearchStats) -> Result<Option<Cursor>, SearchError> {
+        let ended = || SearchError::Io("bucket read-ahead ended early".into());
+        let (r, st) = match &mut self.way {
             Way::Thread(rx) => rx.recv().map_err(|_| ended())?,
-            Way::Inline { ctx, buckets, next } => {
-                let b = buckets.get(next.get()).ok_or_else(ended)?;
-                next.set(next.get() + 1);
-                prepare(ctx, b)
-            }
+            Way::Inline { ctx, rest } => prepare(ctx, rest.next().ok_or_else(ended)?),
         };
         stats.absorb(st);
         r
