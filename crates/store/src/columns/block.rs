@@ -16,8 +16,15 @@ use std::ops::Range;
 use crate::codec::{put_ivarint, put_varint, DecodeError, Reader};
 use crate::columns::Columns;
 
-/// Appends the body of events `range` of `cols` to `out`.
-pub fn encode_block(cols: &Columns, range: Range<usize>, out: &mut Vec<u8>) {
+/// Per-event columns of a whole block body.
+const WHOLE: u64 = 9;
+
+/// Appends the body of events `range` of `cols` to `out`. Returns how many of the appended
+/// bytes the event count, first offset and `_time` column take: the body's time prefix, which
+/// the writer compresses as a frame of its own (see [`crate::columns::file::decompress_times`]).
+pub fn encode_block(cols: &Columns, range: Range<usize>, out: &mut Vec<u8>) -> usize {
+    let start = out.len();
+    let mut time_end = 0;
     put_varint(out, range.len() as u64);
     put_varint(
         out,
@@ -28,6 +35,9 @@ pub fn encode_block(cols: &Columns, range: Range<usize>, out: &mut Vec<u8>) {
         for &x in v {
             put_ivarint(out, x.wrapping_sub(prev));
             prev = x;
+        }
+        if time_end == 0 {
+            time_end = out.len() - start;
         }
     }
     let mut prev = 0u32;
@@ -54,17 +64,23 @@ pub fn encode_block(cols: &Columns, range: Range<usize>, out: &mut Vec<u8>) {
         cols.field_start[range.end] as usize,
     );
     out.extend_from_slice(&cols.field_blob[s..e]);
+    time_end
 }
 
 /// Reads a block body's event count, checked against `expect` (the block table's) and against
-/// the body's `len`: every event takes at least 9 bytes, one varint in each of the 9 per-event
-/// columns.
-fn event_count(r: &mut Reader<'_>, expect: usize, len: usize) -> Result<usize, DecodeError> {
+/// the body's `len`: every event takes at least one byte in each of the `columns` per-event
+/// columns the body holds (9 in a whole body, 1 in a time prefix).
+fn event_count(
+    r: &mut Reader<'_>,
+    expect: usize,
+    len: usize,
+    columns: u64,
+) -> Result<usize, DecodeError> {
     let n = r.varint()?;
     if n != expect as u64 {
         return Err("block event count differs from the block table");
     }
-    if n.saturating_mul(9) > len as u64 {
+    if n.saturating_mul(columns) > len as u64 {
         return Err("event count larger than the block");
     }
     Ok(expect)
@@ -80,7 +96,7 @@ pub fn decode_block(
     into: &mut Columns,
 ) -> Result<(), DecodeError> {
     let mut r = Reader::new(body);
-    let n = event_count(&mut r, expect, body.len())?;
+    let n = event_count(&mut r, expect, body.len(), WHOLE)?;
     let first = u32::try_from(r.varint()?).map_err(|_| "slice offset exceeds u32")?;
     for v in [&mut into.times, &mut into.index_times] {
         time_column(&mut r, n, v)?;
@@ -192,7 +208,7 @@ pub fn decode_block_event(
     into: &mut Columns,
 ) -> Result<(), DecodeError> {
     let mut r = Reader::new(body);
-    let n = event_count(&mut r, expect, body.len())?;
+    let n = event_count(&mut r, expect, body.len(), WHOLE)?;
     if pos >= n {
         return Err("event beyond the block");
     }
@@ -205,22 +221,26 @@ pub fn decode_block_event(
     // The slice of `pos`, and the first event of the block in that slice: the event's offset
     // is the lengths of the events from there (plus the block's first offset when that is the
     // block's first event).
-    let (mut slice, mut start) = (0u32, 0usize);
-    for j in 0..=pos {
-        let d = u32::try_from(r.varint()?).map_err(|_| "slice delta exceeds u32")?;
+    let (mut slice, mut start, mut j) = (0u32, 0usize, 0usize);
+    r.varints(pos + 1, |d| {
+        let d = u32::try_from(d).map_err(|_| "slice delta exceeds u32")?;
         slice = slice.checked_add(d).ok_or("slice number overflow")?;
         if j > 0 && d != 0 {
             start = j;
         }
-    }
+        j += 1;
+        Ok(())
+    })?;
     r.skip_varints(after)?;
     let mut offset = if start == 0 { first_offset } else { 0 };
-    for j in 0..pos {
-        let l = r.varint()?;
+    j = 0;
+    r.varints(pos, |l| {
         if j >= start {
             offset = offset.checked_add(l).ok_or("slice offset overflow")?;
         }
-    }
+        j += 1;
+        Ok(())
+    })?;
     let raw_len = u32::try_from(r.varint()?).map_err(|_| "value exceeds u32")?;
     r.skip_varints(after)?;
     into.slice.push(slice);
@@ -238,11 +258,10 @@ pub fn decode_block_event(
     into.linecount
         .push(u32::try_from(linecount).map_err(|_| "value exceeds u32")?);
     let mut blob_at = 0u64;
-    for _ in 0..pos {
-        blob_at = blob_at
-            .checked_add(r.varint()?)
-            .ok_or("field length overflow")?;
-    }
+    r.varints(pos, |l| {
+        blob_at = blob_at.checked_add(l).ok_or("field length overflow")?;
+        Ok(())
+    })?;
     let len = r.varint()?;
     r.skip_varints(after)?;
     let blob = usize::try_from(blob_at)
@@ -259,7 +278,8 @@ pub fn decode_block_event(
 
 /// `_time` of event `pos` of a block body and, when `ids`, its host, source and sourcetype ids
 /// (else 0s), walking past the other values without keeping them: one event's indexed fields
-/// for less than [`decode_block_light`] costs.
+/// for less than [`decode_block_light`] costs. Without `ids`, `body` may be the body's time
+/// prefix alone.
 pub fn peek_indexed(
     body: &[u8],
     expect: usize,
@@ -268,7 +288,7 @@ pub fn peek_indexed(
     ids: bool,
 ) -> Result<(i64, [u32; 3]), DecodeError> {
     let mut r = Reader::new(body);
-    let n = event_count(&mut r, expect, body.len())?;
+    let n = event_count(&mut r, expect, body.len(), if ids { WHOLE } else { 1 })?;
     if pos >= n {
         return Err("event beyond the block");
     }
@@ -290,9 +310,10 @@ pub fn peek_indexed(
 /// its start (the rest of the column is left unread).
 fn delta_sum(r: &mut Reader<'_>, pos: usize) -> Result<i64, DecodeError> {
     let mut v = 0i64;
-    for _ in 0..=pos {
-        v = v.wrapping_add(r.ivarint()?);
-    }
+    r.varints(pos + 1, |u| {
+        v = v.wrapping_add(crate::codec::unzigzag(u));
+        Ok(())
+    })?;
     Ok(v)
 }
 
@@ -319,7 +340,8 @@ pub type IdColumns = [Vec<u32>; 3];
 /// Decodes only `_time` of a block body (appended to `times`) and, when `ids` is given, the
 /// host, source and sourcetype ids (appended to each), skipping the other columns: what time
 /// ordering and sparse counting read, at a fraction of [`decode_block`]'s work. Checks the
-/// event count against `expect` and the ids against `dict_lens`.
+/// event count against `expect` and the ids against `dict_lens`. Without `ids`, `body` may be
+/// the body's time prefix alone.
 pub fn decode_block_light(
     body: &[u8],
     expect: usize,
@@ -328,7 +350,8 @@ pub fn decode_block_light(
     ids: Option<&mut IdColumns>,
 ) -> Result<(), DecodeError> {
     let mut r = Reader::new(body);
-    let n = event_count(&mut r, expect, body.len())?;
+    let columns = if ids.is_some() { WHOLE } else { 1 };
+    let n = event_count(&mut r, expect, body.len(), columns)?;
     r.varint()?; // where the first event starts in its slice
     time_column(&mut r, n, times)?;
     let Some(ids) = ids else {

@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! body  = block × nblocks | head | head_len u64 | head_xxh3 u64 | version u32
-//! block = zstd frame of a block body (module `block`), checksummed in the head
+//! block = zstd frames of a block body (module `block`): its time prefix, then the rest (one
+//!         frame of the whole body in files written before 2026-11-26); checksummed in the head
 //! head  = inner_len u64 | zstd frame of inner
 //! inner = events varint | block_events varint | nblocks varint
 //!         per block: clen varint | ulen varint | xxh3(compressed) u64 | min_time ivarint | max_time ivarint
@@ -218,6 +219,36 @@ pub fn decompress_block(
     crate::dctx::decompress(comp, None, e.ulen as usize, out).map_err(|err| bad(&err))
 }
 
+/// Checks block `index`'s compressed bytes `comp` like [`decompress_block`] and decompresses
+/// into `out` (cleared first) at least the body's time prefix (event count, first offset,
+/// `_time` column), for readers that want nothing else: a block written as several zstd frames
+/// has that prefix in its first frame (~10 % of the body), which alone is decompressed; a block
+/// of one frame is decompressed whole.
+pub fn decompress_times(
+    path: &Path,
+    head: &Head,
+    index: usize,
+    comp: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<(), StoreError> {
+    let e = &head.blocks[index];
+    let bad = |r: &str| StoreError::corrupt(path, format!("columns block {index}: {r}"));
+    if comp.len() != e.clen as usize || xxh3_64(comp) != e.checksum {
+        return Err(bad("checksum mismatch"));
+    }
+    let first = zstd::zstd_safe::find_frame_compressed_size(comp)
+        .map_err(|code| bad(zstd::zstd_safe::get_error_name(code)))?;
+    if first >= comp.len() {
+        return crate::dctx::decompress(comp, None, e.ulen as usize, out).map_err(|err| bad(&err));
+    }
+    let first = &comp[..first];
+    let len = match zstd::zstd_safe::get_frame_content_size(first) {
+        Ok(Some(len)) if len < e.ulen as u64 => len as usize,
+        _ => return Err(bad("first frame's length missing or over the block's")),
+    };
+    crate::dctx::decompress(first, None, len, out).map_err(|err| bad(&err))
+}
+
 /// Decodes every block of `blocks` (the body before the head) into one [`Columns`] with the
 /// head's dictionaries.
 pub fn decode_all(path: &Path, head: &Head, blocks: &[u8]) -> Result<Columns, StoreError> {
@@ -304,8 +335,10 @@ impl Encoder {
             let range = start..(start + step).min(part.len());
             self.short |= range.len() < step;
             self.raw.clear();
-            encode_block(part, range.clone(), &mut self.raw);
-            let z = self.comp.compress(&self.raw)?;
+            let time_end = encode_block(part, range.clone(), &mut self.raw);
+            // Two frames: the time prefix alone, then the rest (see `decompress_times`).
+            let mut z = self.comp.compress(&self.raw[..time_end])?;
+            z.extend_from_slice(&self.comp.compress(&self.raw[time_end..])?);
             let table = &mut self.table;
             put_varint(table, z.len() as u64);
             put_varint(table, self.raw.len() as u64);
@@ -340,5 +373,135 @@ impl Encoder {
         out.extend_from_slice(&COLUMNS_VERSION.to_le_bytes());
         debug_assert!(out.len() > self.base);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::columns::block::decode_block_light;
+
+    /// `n` events with times that jump back and forth, two hosts, a field now and then.
+    fn sample(n: usize) -> Columns {
+        let mut c = Columns::new();
+        [c.hosts, c.sources, c.sourcetypes] = [
+            vec!["a".into(), "b".into()],
+            vec!["s".into()],
+            vec!["t".into()],
+        ];
+        for i in 0..n {
+            c.times
+                .push(1_700_000_000_000_000 + ((i * 7919) % 5000) as i64 * 1_000_003);
+            c.index_times.push(1_700_000_000 + i as i64 / 100);
+            c.slice.push(i as u32 / 50);
+            c.offset.push((i as u32 % 50) * 80);
+            c.raw_len.push(80);
+            c.host.push((i % 2) as u32);
+            c.source.push(0);
+            c.sourcetype.push(0);
+            c.linecount.push(1);
+            if i % 9 == 0 {
+                crate::codec::put_str(&mut c.field_blob, "k");
+                crate::codec::put_str(&mut c.field_blob, &i.to_string());
+            }
+            c.field_start.push(c.field_blob.len() as u64);
+        }
+        c
+    }
+
+    /// A `columns.dat` body of `cols` and its head.
+    fn written(cols: &Columns) -> (Vec<u8>, Head) {
+        let mut body = Vec::new();
+        let dicts =
+            [0, 1, 2].map(|i| [&cols.hosts, &cols.sources, &cols.sourcetypes][i].as_slice());
+        encode_parts(std::iter::once(cols), dicts, &mut body).unwrap();
+        let path = Path::new("columns.dat");
+        let end = body.len() as u64;
+        let (head_len, sum) = parse_trailer(path, &body[body.len() - 20..], end).unwrap();
+        let blocks_len = end - TRAILER_LEN - head_len;
+        let head_bytes = &body[blocks_len as usize..(end - TRAILER_LEN) as usize];
+        let head = parse_head(path, head_bytes, sum, blocks_len).unwrap();
+        (body, head)
+    }
+
+    fn block<'a>(body: &'a [u8], e: &BlockEntry) -> &'a [u8] {
+        &body[e.offset as usize..e.offset as usize + e.clen as usize]
+    }
+
+    /// Block `i` of `head` replaced by `comp` (offset kept, length and checksum updated).
+    fn with_block(head: &Head, i: usize, comp: &[u8]) -> Head {
+        let mut h = head.clone();
+        h.blocks[i].clen = comp.len() as u32;
+        h.blocks[i].checksum = xxh3_64(comp);
+        h
+    }
+
+    #[test]
+    fn a_block_is_its_time_prefix_then_the_rest_and_times_read_from_the_prefix() {
+        let cols = sample(2 * COLUMNS_BLOCK_EVENTS as usize + 700);
+        let (body, head) = written(&cols);
+        let path = Path::new("columns.dat");
+        assert_eq!(head.blocks.len(), 3);
+        for (i, e) in head.blocks.iter().enumerate() {
+            let comp = block(&body, e);
+            let range = e.first as usize..(e.first + e.count) as usize;
+            let mut raw = Vec::new();
+            let time_end = encode_block(&cols, range.clone(), &mut raw);
+            let mut whole = Vec::new();
+            decompress_block(path, &head, i, comp, &mut whole).unwrap();
+            assert_eq!(whole, raw, "block {i}: the frames decompress to the body");
+            let mut prefix = Vec::new();
+            decompress_times(path, &head, i, comp, &mut prefix).unwrap();
+            assert_eq!(
+                prefix,
+                raw[..time_end],
+                "block {i}: the first frame is the time prefix"
+            );
+            assert!(
+                prefix.len() * 2 < whole.len(),
+                "block {i}: {} of {}",
+                prefix.len(),
+                whole.len()
+            );
+            let mut times = Vec::new();
+            decode_block_light(
+                &prefix,
+                e.count as usize,
+                head.dict_lens(),
+                &mut times,
+                None,
+            )
+            .unwrap();
+            assert_eq!(times, cols.times[range]);
+            // One frame of the whole body (as written before): the whole body.
+            let one = zstd::bulk::compress(&raw, ZSTD_LEVEL).unwrap();
+            let old = with_block(&head, i, &one);
+            decompress_times(path, &old, i, &one, &mut prefix).unwrap();
+            assert_eq!(
+                prefix, raw,
+                "block {i}: a one-frame block decompresses whole"
+            );
+        }
+    }
+
+    #[test]
+    fn a_first_frame_as_long_as_the_block_is_corrupt() {
+        let cols = sample(100);
+        let (body, head) = written(&cols);
+        let path = Path::new("columns.dat");
+        let mut raw = Vec::new();
+        encode_block(&cols, 0..100, &mut raw);
+        // The whole body in the first frame, then an empty one: the checksum holds, the
+        // frames do not.
+        let mut comp = zstd::bulk::compress(&raw, ZSTD_LEVEL).unwrap();
+        comp.extend(zstd::bulk::compress(&[], ZSTD_LEVEL).unwrap());
+        let bad = with_block(&head, 0, &comp);
+        let err = decompress_times(path, &bad, 0, &comp, &mut Vec::new()).unwrap_err();
+        assert!(err.to_string().contains("first frame"), "{err}");
+        // And damage under the checksum is caught before any frame is looked at.
+        let mut damaged = block(&body, &head.blocks[0]).to_vec();
+        damaged[3] ^= 1;
+        let err = decompress_times(path, &head, 0, &damaged, &mut Vec::new()).unwrap_err();
+        assert!(err.to_string().contains("checksum"), "{err}");
     }
 }

@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::bucket::IndexedFields;
 use crate::columns::block::{decode_block_event, decode_block_light, peek_indexed, IdColumns};
 use crate::columns::file::{
-    decode_all, decode_block_at, decompress_block, parse_head, parse_trailer, BlockEntry, Head,
-    TRAILER_LEN,
+    decode_all, decode_block_at, decompress_block, decompress_times, parse_head, parse_trailer,
+    BlockEntry, Head, TRAILER_LEN,
 };
 use crate::columns::{Columns, EventColumns, StreamScratch};
 use crate::consts::{magic, MAX_LOADED_FILE};
@@ -311,16 +311,34 @@ impl ColumnsFile {
         (n / per, n % per)
     }
 
+    /// Block `b`'s decompressed body if it is among the recent ones (marked most recent).
+    fn recent_body(&self, b: usize) -> Option<Arc<[u8]>> {
+        let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
+        let at = recent.iter().position(|(held, _)| *held == b)?;
+        let hit = recent.remove(at).expect("found");
+        let body = hit.1.clone();
+        recent.push_back(hit);
+        Some(body)
+    }
+
+    /// Block `b`'s decompressed body, or at least its time prefix (see
+    /// [`decompress_times`]), which is not kept: keying a sparse read's candidates by time
+    /// decompresses a tenth of each one's block, and only the blocks of the events it then
+    /// reads whole.
+    fn time_body(&self, b: usize) -> Result<Arc<[u8]>, StoreError> {
+        if let Some(body) = self.recent_body(b) {
+            return Ok(body);
+        }
+        let (_, comp) = self.read_compressed(b)?;
+        let mut body = Vec::new();
+        decompress_times(&self.path, &self.head, b, &comp, &mut body)?;
+        Ok(body.into())
+    }
+
     /// Block `b`'s decompressed body.
     fn block_body(&self, b: usize) -> Result<Arc<[u8]>, StoreError> {
-        {
-            let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(at) = recent.iter().position(|(held, _)| *held == b) {
-                let hit = recent.remove(at).expect("found");
-                let body = hit.1.clone();
-                recent.push_back(hit);
-                return Ok(body);
-            }
+        if let Some(body) = self.recent_body(b) {
+            return Ok(body);
         }
         let (_, comp) = self.read_compressed(b)?;
         let mut body = Vec::new();
@@ -354,7 +372,11 @@ impl ColumnsFile {
 
     /// `_time` (and ids when `ids`) of event `i` of block `b`, walking the block.
     fn peek(&self, b: usize, i: usize, ids: bool) -> Result<(i64, [u32; 3]), StoreError> {
-        let body = self.block_body(b)?;
+        let body = if ids {
+            self.block_body(b)?
+        } else {
+            self.time_body(b)?
+        };
         let e = &self.head.blocks[b];
         let bad = |r: &str| StoreError::corrupt(&self.path, format!("columns block {b}: {r}"));
         let got =
@@ -382,9 +404,15 @@ impl ColumnsFile {
     }
 
     /// Decodes block `b`'s times (and ids when `ids` is given), checking the times against
-    /// the block's range.
+    /// the block's range. Times alone come from the block's time prefix: even a dense term's
+    /// newest-first read ([`ColumnsFile::block_times`]) reads few of the events of most blocks
+    /// whose times it takes (sparse `head 100` at 10 GB: 15.5–15.9 → 13.4–14.4 ms with the
+    /// prefix, 14.9–15.4 when those blocks were decompressed whole).
     fn decode_light(&self, b: usize, ids: Option<&mut IdColumns>) -> Result<Vec<i64>, StoreError> {
-        let body = self.block_body(b)?;
+        let body = match ids {
+            Some(_) => self.block_body(b)?,
+            None => self.time_body(b)?,
+        };
         let e = &self.head.blocks[b];
         let bad = |r: &str| StoreError::corrupt(&self.path, format!("columns block {b}: {r}"));
         let mut times = Vec::new();
