@@ -98,6 +98,12 @@ pub const JOURNAL_DICT_BYTES: usize = 128 * 1024;
 /// 8 MiB made the journal 9 % and 2 % smaller than training on 2 MiB (16 MiB: no better), for
 /// ~0.1 s more training per bucket (~2 % of its ingest CPU) and 6 MiB more held back raw.
 pub const JOURNAL_DICT_TRAIN_BYTES: usize = 8 * 1024 * 1024;
+/// Buckets after the one that trained it whose hot journal starts with the same dictionary
+/// (each lane passes its last full bucket's dictionary on), before a bucket trains its own
+/// again. A merge keeps one copy of identical dictionaries, so a merged bucket holds one or
+/// two instead of one per source bucket, and a search reading a few events of each digests
+/// that many fewer (each ~128 KiB read, checked and digested).
+pub const JOURNAL_DICT_REUSE: u32 = 8;
 /// A bucket whose journal holds less than this is written without a dictionary, where one
 /// would cost more than it saves.
 pub const JOURNAL_DICT_MIN_BYTES: usize = 1024 * 1024;

@@ -9,8 +9,9 @@
 //! one source's columns and one term's postings at a time:
 //!
 //! - journal: the sources' compressed slices are copied as they are, each keeping the zstd
-//!   dictionary it was compressed with (`slices.dat` then lists several; slice numbers shift by
-//!   the slices of the sources before) — recompressing was a quarter of a merge's time;
+//!   dictionary it was compressed with (`slices.dat` then lists several, one copy of identical
+//!   ones: consecutive buckets of a lane share one; slice numbers shift by the slices of the
+//!   sources before) — recompressing was a quarter of a merge's time;
 //! - columns: events are copied into blocks of the merged bucket, dictionary ids remapped to
 //!   the merged dictionaries, slice numbers shifted;
 //! - terms: the sources' lexicons are walked together in term order (a k-way merge); each
@@ -282,15 +283,31 @@ fn copy_journal(
     let base = out.position();
     let table = b.journal_table()?;
     let d = &table.dicts;
-    let first = u32::try_from(dicts.dicts.len())
-        .map_err(|_| StoreError::Limit("too many journal dictionaries".into()))?;
-    dicts.dicts.extend(d.dicts.iter().cloned());
+    // One copy of identical dictionaries (consecutive buckets of a lane share one, see
+    // `JOURNAL_DICT_REUSE`): each of this bucket's dictionaries as a merged number.
+    let mut merged = Vec::with_capacity(d.dicts.len());
+    for dict in &d.dicts {
+        let at = match dicts.dicts.iter().position(|have| have == dict) {
+            Some(at) => at,
+            None => {
+                dicts.dicts.push(dict.clone());
+                dicts.dicts.len() - 1
+            }
+        };
+        merged.push(
+            u32::try_from(at)
+                .map_err(|_| StoreError::Limit("too many journal dictionaries".into()))?,
+        );
+    }
     for (n, e) in table.slices.iter().enumerate() {
         slices.push(SliceEntry {
             offset: base + e.offset,
             ..*e
         });
-        dicts.of_slice.push(first + d.index(n) as u32);
+        let no = merged
+            .get(d.index(n))
+            .ok_or_else(|| StoreError::corrupt(b.path(), "a slice names a missing dictionary"))?;
+        dicts.of_slice.push(*no);
     }
     // The slices cover the journal body exactly (checked by `journal_table`).
     let len = table.slices.last().map_or(0, |e| e.offset + e.clen as u64);

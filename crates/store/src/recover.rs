@@ -125,11 +125,11 @@ fn replay(
         if !open {
             return Ok(None);
         }
-        return Ok(Some(new_hot(id, wal, Registration::new(path, id)?)));
+        return Ok(Some(new_hot(id, wal, Registration::new(path, id, None)?)));
     }
     let (mut events, mut raw, mut min, mut max) = (0u64, 0u64, i64::MAX, i64::MIN);
     let index = if open {
-        Some(Registration::new(path, id)?)
+        Some(Registration::new(path, id, None)?)
     } else {
         None
     };

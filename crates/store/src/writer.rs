@@ -21,7 +21,7 @@ use std::thread::JoinHandle;
 
 use lode_event::Event;
 
-use crate::bucket::hot::Registration;
+use crate::bucket::hot::{HotDict, Registration};
 use crate::config::IndexConfig;
 use crate::consts::{LOCK_FILE, WAL_FILE};
 use crate::error::{IoContext, StoreError};
@@ -88,6 +88,9 @@ pub(crate) struct Io {
     /// Full hot buckets whose background roll failed before publishing: intact (WAL on disk,
     /// index still registered for searches), retried by the next explicit roll.
     failed: Vec<Hot>,
+    /// The journal dictionary of the lane's last rolled hot bucket, which the next one starts
+    /// with (see `SharedSlices::starting_with`).
+    dict: Option<Arc<HotDict>>,
 }
 
 /// One lane: a hot bucket with its own group commit.
@@ -110,6 +113,7 @@ impl Lane {
                 hot,
                 rolling: None,
                 failed: Vec::new(),
+                dict: None,
             }),
         }
     }
@@ -284,7 +288,7 @@ impl IndexWriter {
         let io = &mut *io;
         if io.hot.is_none() {
             let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-            io.hot = Some(self.create_hot(id)?);
+            io.hot = Some(self.create_hot(id, io.dict.as_deref())?);
         }
         let hot = io.hot.as_mut().expect("just created");
         hot.wal.write(buf)?;
@@ -319,7 +323,7 @@ impl IndexWriter {
     /// Creates hot bucket `id`: built as `tmp_<id>/` (WAL with its header, fsynced, index
     /// registered) and renamed to `hot_v1_<id>/`, so a listing never shows a hot directory
     /// without a complete WAL header or (in this process) without its registered index.
-    fn create_hot(&self, id: u64) -> Result<Hot, StoreError> {
+    fn create_hot(&self, id: u64, dict: Option<&HotDict>) -> Result<Hot, StoreError> {
         let tmp = self.dir.join(tmp_name(id));
         if tmp.exists() {
             std::fs::remove_dir_all(&tmp).at(&tmp)?;
@@ -327,7 +331,7 @@ impl IndexWriter {
         std::fs::create_dir(&tmp).at(&tmp)?;
         drop(WalWriter::create(&tmp.join(WAL_FILE))?);
         fsync_dir(&tmp)?;
-        let index = Registration::new(&tmp, id)?;
+        let index = Registration::new(&tmp, id, dict)?;
         let hot_dir = self.dir.join(hot_name(id));
         std::fs::rename(&tmp, &hot_dir).at(&hot_dir)?;
         fsync_dir(&self.dir)?;
@@ -356,6 +360,7 @@ impl IndexWriter {
         let Some(hot) = io.hot.take() else {
             return previous;
         };
+        io.dict = hot.index.read().slices.dict().cloned();
         let dir = self.dir.clone();
         let merger = self.merger.as_ref().map(|m| m.shared());
         // The bucket travels through a slot so that it survives a failed spawn.
@@ -409,6 +414,7 @@ impl IndexWriter {
         }
         if current && io.hot.as_ref().is_some_and(|h| !h.wal.is_empty()) {
             let hot = io.hot.take().expect("checked");
+            io.dict = hot.index.read().slices.dict().cloned();
             match roll_hot(&self.dir, hot) {
                 Ok(()) => self.kick_merger(),
                 Err(f) => {

@@ -10,6 +10,7 @@ use lode_event::Event;
 use lode_store::merge::{merge, plan, remove_covered};
 use lode_store::{
     fsck, list_buckets, open_bucket, BucketInfo, BucketKind, IndexConfig, IndexWriter, TermQuery,
+    WarmBucket,
 };
 use proptest::prelude::*;
 use roaring::RoaringBitmap;
@@ -134,6 +135,59 @@ fn merged_bucket_answers_like_its_sources() {
     for (q, want) in queries().iter().zip(&answers) {
         assert_eq!(&expected(std::slice::from_ref(&whole), q), want, "{q:?}");
     }
+}
+
+/// An event of ~2 KB of log-like text (thirty of [`event`]'s lines): a bucket's first 8 MiB,
+/// on which its journal dictionary is trained, in ~4,000 events.
+fn big(i: u64) -> Event {
+    let mut e = event(i);
+    e.raw = (0..30)
+        .map(|k| event(i * 30 + k).raw)
+        .collect::<Vec<_>>()
+        .join(" ");
+    e.linecount = Event::count_lines(&e.raw);
+    e
+}
+
+/// Consecutive buckets of a lane share the journal dictionary the first one trained, and a
+/// merge keeps one copy of it; the merged bucket reads back the same events.
+#[test]
+fn consecutive_buckets_share_a_journal_dictionary_and_a_merge_keeps_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = IndexConfig {
+        max_bucket_raw_bytes: 9 << 20,
+        max_merged_raw_bytes: 0,
+        ..IndexConfig::default()
+    };
+    let (w, _) = IndexWriter::open(dir.path(), cfg).unwrap();
+    let events: Vec<Event> = (0..12_000).map(big).collect();
+    for chunk in events.chunks(500) {
+        w.append(chunk).unwrap();
+    }
+    w.close().unwrap();
+    let sources = list_buckets(dir.path()).unwrap();
+    assert_eq!(sources.len(), 3);
+    let dicts: Vec<Vec<Vec<u8>>> = sources
+        .iter()
+        .map(|s| {
+            let b = WarmBucket::open(&s.path).unwrap();
+            b.journal_table().unwrap().dicts.dicts.clone()
+        })
+        .collect();
+    assert_eq!(dicts[0].len(), 1);
+    assert!(
+        !dicts[0][0].is_empty(),
+        "the first bucket trained no dictionary"
+    );
+    assert_eq!(dicts[1], dicts[0]);
+    assert_eq!(dicts[2], dicts[0]);
+
+    let merged = merge(dir.path(), &sources, &never).unwrap().unwrap();
+    remove_covered(dir.path()).unwrap();
+    let m = WarmBucket::open(&merged.path).unwrap();
+    assert_eq!(m.journal_table().unwrap().dicts.dicts, dicts[0]);
+    assert_eq!(read_all(&m), events);
+    assert!(fsck(dir.path(), false).unwrap().is_empty());
 }
 
 #[test]

@@ -23,10 +23,12 @@ use lode_event::Event;
 use roaring::RoaringBitmap;
 
 use crate::bucket::build::{Builder, SliceSink, CHUNK_EVENTS};
-use crate::bucket::journal::train_and_compress;
+use crate::bucket::journal::{slice_compressor, train_and_compress};
 use crate::bucket::{read_events_with, BucketRead, EventView, IndexedFields, SliceSource};
 use crate::columns::{Columns, EventColumns};
-use crate::consts::{JOURNAL_DICT_TRAIN_BYTES, WAL_FILE};
+use crate::consts::{
+    JOURNAL_DICT_MIN_BYTES, JOURNAL_DICT_REUSE, JOURNAL_DICT_TRAIN_BYTES, WAL_FILE,
+};
 use crate::dctx::NearSlot;
 use crate::error::{IoContext, StoreError};
 use crate::layout::parse_name;
@@ -56,6 +58,8 @@ pub(crate) struct HotDict {
     pub bytes: Vec<u8>,
     /// Digested for decompression.
     ddict: Option<crate::dctx::Dict>,
+    /// Buckets before this one that used these bytes (0: trained on this bucket's slices).
+    pub inherited: u32,
 }
 
 /// Completed slices, shared between the growing index and its snapshots.
@@ -73,9 +77,33 @@ pub(crate) struct SharedSlices {
     held_bytes: usize,
     /// Once trained: the dictionary and a compressor with it.
     trained: Option<(Arc<HotDict>, zstd::bulk::Compressor<'static>)>,
+    /// The previous bucket's dictionary, taken instead of training one (see
+    /// [`SharedSlices::starting_with`]).
+    inherit: Option<Arc<HotDict>>,
 }
 
 impl SharedSlices {
+    /// No slices yet. With the dictionary of the lane's previous bucket `prev`, when it has one
+    /// that has not yet served [`JOURNAL_DICT_REUSE`] buckets after its own, the first slices
+    /// are held back only until they reach [`JOURNAL_DICT_MIN_BYTES`] (a smaller bucket is
+    /// written without a dictionary, as it would be with its own) and then compressed with it;
+    /// otherwise they are held back to train one.
+    pub fn starting_with(prev: Option<&HotDict>) -> SharedSlices {
+        let inherit = prev
+            .filter(|d| !d.bytes.is_empty() && d.inherited < JOURNAL_DICT_REUSE)
+            .map(|d| {
+                Arc::new(HotDict {
+                    bytes: d.bytes.clone(),
+                    ddict: crate::dctx::Dict::new(d.bytes.as_slice()),
+                    inherited: d.inherited + 1,
+                })
+            });
+        SharedSlices {
+            inherit,
+            ..SharedSlices::default()
+        }
+    }
+
     /// The completed slices, in order.
     pub fn list(&self) -> &[HotSlice] {
         &self.list
@@ -86,7 +114,8 @@ impl SharedSlices {
         self.trained.as_ref().map(|(d, _)| d)
     }
 
-    /// Trains the dictionary on the held-back slices and replaces them by their frames.
+    /// Trains the dictionary on the held-back slices (or takes the inherited one) and replaces
+    /// them by their frames.
     fn train(&mut self) -> Result<(), StoreError> {
         let raw: Vec<Arc<[u8]>> = self
             .list
@@ -96,15 +125,34 @@ impl SharedSlices {
                 HotSlice::Frame { .. } => None,
             })
             .collect();
-        let (bytes, comp, frames) = train_and_compress(&raw).map_err(hot_io)?;
+        let (dict, comp, frames) = match self.inherit.take() {
+            Some(d) => {
+                let mut comp = slice_compressor(&d.bytes).map_err(hot_io)?;
+                let frames = raw
+                    .iter()
+                    .map(|r| comp.compress(r))
+                    .collect::<std::io::Result<Vec<_>>>()
+                    .map_err(hot_io)?;
+                (d, comp, frames)
+            }
+            None => {
+                let (bytes, comp, frames) = train_and_compress(&raw).map_err(hot_io)?;
+                let ddict = crate::dctx::Dict::new(bytes.as_slice());
+                let dict = HotDict {
+                    bytes,
+                    ddict,
+                    inherited: 0,
+                };
+                (Arc::new(dict), comp, frames)
+            }
+        };
         for ((s, r), data) in self.list.iter_mut().zip(&raw).zip(frames) {
             *s = HotSlice::Frame {
                 ulen: r.len() as u32,
                 data: data.into(),
             };
         }
-        let ddict = crate::dctx::Dict::new(bytes.as_slice());
-        self.trained = Some((Arc::new(HotDict { bytes, ddict }), comp));
+        self.trained = Some((dict, comp));
         self.held_bytes = 0;
         Ok(())
     }
@@ -130,7 +178,11 @@ impl SliceSink for SharedSlices {
             None => {
                 self.list.push(HotSlice::Raw(raw.into()));
                 self.held_bytes += raw.len();
-                if self.held_bytes >= JOURNAL_DICT_TRAIN_BYTES {
+                let goal = match self.inherit {
+                    Some(_) => JOURNAL_DICT_MIN_BYTES,
+                    None => JOURNAL_DICT_TRAIN_BYTES,
+                };
+                if self.held_bytes >= goal {
                     self.train()?;
                 }
             }
@@ -149,10 +201,10 @@ pub(crate) struct HotIndex {
 }
 
 impl HotIndex {
-    fn new(id: u64) -> Self {
+    fn new(id: u64, slices: SharedSlices) -> Self {
         HotIndex {
             builder: Builder::new(id),
-            slices: SharedSlices::default(),
+            slices,
         }
     }
 
@@ -204,11 +256,14 @@ pub(crate) struct Registration {
 }
 
 impl Registration {
-    /// Registers a new, empty index for hot directory `path` (which must exist) of bucket `id`.
-    pub fn new(path: &Path, id: u64) -> Result<Registration, StoreError> {
+    /// Registers a new, empty index for hot directory `path` (which must exist) of bucket `id`,
+    /// its journal starting with the dictionary of the lane's previous bucket `prev` (see
+    /// [`SharedSlices::starting_with`]).
+    pub fn new(path: &Path, id: u64, prev: Option<&HotDict>) -> Result<Registration, StoreError> {
         let md = std::fs::metadata(path).at(path)?;
         let key = (md.dev(), md.ino(), id);
-        let index = Arc::new(RwLock::new(HotIndex::new(id)));
+        let slices = SharedSlices::starting_with(prev);
+        let index = Arc::new(RwLock::new(HotIndex::new(id, slices)));
         let mut map = registry().lock().unwrap_or_else(|p| p.into_inner());
         map.retain(|_, w| w.strong_count() > 0);
         map.insert(key, Arc::downgrade(&index));
@@ -425,7 +480,7 @@ impl HotBucket {
                     Arc::new(Mutex::new(Replay {
                         file_id: (md.dev(), md.ino()),
                         valid_len: 0,
-                        index: Arc::new(RwLock::new(HotIndex::new(id))),
+                        index: Arc::new(RwLock::new(HotIndex::new(id, SharedSlices::default()))),
                     }))
                 })
                 .clone()
@@ -444,7 +499,7 @@ impl HotBucket {
                 .id;
             r.file_id = file_id;
             r.valid_len = 0;
-            r.index = Arc::new(RwLock::new(HotIndex::new(id)));
+            r.index = Arc::new(RwLock::new(HotIndex::new(id, SharedSlices::default())));
         };
         if r.file_id != file_id || md.len() < r.valid_len {
             // Replaced or truncated (recovery): index from scratch.
@@ -684,6 +739,62 @@ mod tests {
         (raws, rare)
     }
 
+    /// A bucket starts with its lane's previous dictionary (no slice held back raw) for
+    /// `JOURNAL_DICT_REUSE` buckets after the one that trained it, then trains its own again;
+    /// a dictionary whose training failed is not passed on.
+    #[test]
+    fn a_bucket_starts_with_the_previous_dictionary_for_a_while() {
+        let slice = |k: u64| -> Vec<u8> {
+            let lines = (k * 150..k * 150 + 150).map(|i| event(i).raw + "\n");
+            lines.collect::<String>().into_bytes()
+        };
+        // Over the 1 MiB a dictionary is trained from.
+        let held: Vec<Vec<u8>> = (0..128).map(slice).collect();
+        let (bytes, _, _) = train_and_compress(&held).unwrap();
+        assert!(!bytes.is_empty(), "training failed");
+        let mut prev = Arc::new(HotDict {
+            ddict: crate::dctx::Dict::new(bytes.as_slice()),
+            bytes: bytes.clone(),
+            inherited: 0,
+        });
+        for generation in 1..=JOURNAL_DICT_REUSE {
+            let mut slices = SharedSlices::starting_with(Some(&prev));
+            // Held back raw until the bytes a dictionary pays for, then all frames made with
+            // the previous bucket's dictionary.
+            let mut k = 0;
+            while slices.dict().is_none() {
+                assert!(slices.held_bytes < JOURNAL_DICT_MIN_BYTES);
+                slices.put(k as u32, &slice(k)).unwrap();
+                k += 1;
+            }
+            let d = slices.dict().unwrap().clone();
+            assert_eq!((&d.bytes, d.inherited), (&bytes, generation));
+            slices.put(k as u32, &slice(k)).unwrap();
+            for (k, s) in slices.list().iter().enumerate() {
+                let HotSlice::Frame { ulen, data } = s else {
+                    panic!("slice {k} left raw");
+                };
+                let mut out = Vec::new();
+                crate::dctx::decompress(data, d.ddict.as_ref(), *ulen as usize, &mut out).unwrap();
+                assert_eq!(out, slice(k as u64));
+            }
+            prev = d;
+        }
+        // It served its buckets: the next one holds its first slices back to train its own.
+        let mut slices = SharedSlices::starting_with(Some(&prev));
+        for k in 0..(JOURNAL_DICT_MIN_BYTES / held[0].len()) as u64 + 1 {
+            slices.put(k as u32, &slice(k)).unwrap();
+        }
+        assert!(slices.dict().is_none());
+        let failed = HotDict {
+            bytes: Vec::new(),
+            ddict: None,
+            inherited: 0,
+        };
+        assert!(SharedSlices::starting_with(Some(&failed)).inherit.is_none());
+        assert!(SharedSlices::starting_with(None).inherit.is_none());
+    }
+
     /// Held-back slices are searched raw; once the dictionary is trained every slice is a frame
     /// searched with it; the roll copies those frames into the journal byte for byte, with the
     /// same dictionary.
@@ -691,7 +802,7 @@ mod tests {
     fn slices_are_compressed_once_and_searchable_throughout() {
         let dir = tempfile::tempdir().unwrap();
         let hot_path = dir.path().join("hot_v1_7");
-        let index: SharedIndex = Arc::new(RwLock::new(HotIndex::new(7)));
+        let index: SharedIndex = Arc::new(RwLock::new(HotIndex::new(7, SharedSlices::default())));
         let mut n = 0u64;
         let push_until = |n: &mut u64, done: &dyn Fn(&HotIndex) -> bool| {
             let mut ix = index.write().unwrap();
@@ -797,7 +908,7 @@ mod tests {
     fn a_bucket_rolled_before_training_is_written_whole() {
         for events in [500, 20_000] {
             let dir = tempfile::tempdir().unwrap();
-            let mut ix = HotIndex::new(3);
+            let mut ix = HotIndex::new(3, SharedSlices::default());
             for i in 0..events {
                 ix.push(&event(i)).unwrap();
             }
