@@ -739,9 +739,9 @@ mod tests {
         (raws, rare)
     }
 
-    /// A bucket starts with its lane's previous dictionary (no slice held back raw) for
-    /// `JOURNAL_DICT_REUSE` buckets after the one that trained it, then trains its own again;
-    /// a dictionary whose training failed is not passed on.
+    /// A bucket takes its lane's previous dictionary (its slices held back raw only up to
+    /// `JOURNAL_DICT_MIN_BYTES`) for `JOURNAL_DICT_REUSE` buckets after the one that trained
+    /// it, then trains its own again; a dictionary whose training failed is not passed on.
     #[test]
     fn a_bucket_starts_with_the_previous_dictionary_for_a_while() {
         let slice = |k: u64| -> Vec<u8> {
