@@ -211,12 +211,27 @@ pub fn decompress_block(
     comp: &[u8],
     out: &mut Vec<u8>,
 ) -> Result<(), StoreError> {
+    let e = checked_block(path, head, index, comp)?;
+    crate::dctx::decompress(comp, None, e.ulen as usize, out).map_err(|err| bad(path, index, &err))
+}
+
+/// Block `index`'s table entry, once its compressed bytes `comp` match its length and checksum.
+fn checked_block<'h>(
+    path: &Path,
+    head: &'h Head,
+    index: usize,
+    comp: &[u8],
+) -> Result<&'h BlockEntry, StoreError> {
     let e = &head.blocks[index];
-    let bad = |r: &str| StoreError::corrupt(path, format!("columns block {index}: {r}"));
     if comp.len() != e.clen as usize || xxh3_64(comp) != e.checksum {
-        return Err(bad("checksum mismatch"));
+        return Err(bad(path, index, "checksum mismatch"));
     }
-    crate::dctx::decompress(comp, None, e.ulen as usize, out).map_err(|err| bad(&err))
+    Ok(e)
+}
+
+/// Corruption of block `index` of `path`.
+fn bad(path: &Path, index: usize, reason: &str) -> StoreError {
+    StoreError::corrupt(path, format!("columns block {index}: {reason}"))
 }
 
 /// Checks block `index`'s compressed bytes `comp` like [`decompress_block`] and decompresses
@@ -231,11 +246,8 @@ pub fn decompress_times(
     comp: &[u8],
     out: &mut Vec<u8>,
 ) -> Result<(), StoreError> {
-    let e = &head.blocks[index];
-    let bad = |r: &str| StoreError::corrupt(path, format!("columns block {index}: {r}"));
-    if comp.len() != e.clen as usize || xxh3_64(comp) != e.checksum {
-        return Err(bad("checksum mismatch"));
-    }
+    let e = checked_block(path, head, index, comp)?;
+    let bad = |r: &str| bad(path, index, r);
     let first = zstd::zstd_safe::find_frame_compressed_size(comp)
         .map_err(|code| bad(zstd::zstd_safe::get_error_name(code)))?;
     if first >= comp.len() {

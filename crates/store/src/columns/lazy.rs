@@ -326,22 +326,26 @@ impl ColumnsFile {
     /// decompresses a tenth of each one's block, and only the blocks of the events it then
     /// reads whole.
     fn time_body(&self, b: usize) -> Result<Arc<[u8]>, StoreError> {
-        if let Some(body) = self.recent_body(b) {
-            return Ok(body);
-        }
-        let (_, comp) = self.read_compressed(b)?;
-        let mut body = Vec::new();
-        decompress_times(&self.path, &self.head, b, &comp, &mut body)?;
-        Ok(body.into())
+        self.body(b, true)
     }
 
     /// Block `b`'s decompressed body.
     fn block_body(&self, b: usize) -> Result<Arc<[u8]>, StoreError> {
+        self.body(b, false)
+    }
+
+    /// Block `b`'s body from the recent ones, else decompressed: its time prefix alone when
+    /// `times_only` (not kept), else whole (kept among the recent ones).
+    fn body(&self, b: usize, times_only: bool) -> Result<Arc<[u8]>, StoreError> {
         if let Some(body) = self.recent_body(b) {
             return Ok(body);
         }
         let (_, comp) = self.read_compressed(b)?;
         let mut body = Vec::new();
+        if times_only {
+            decompress_times(&self.path, &self.head, b, &comp, &mut body)?;
+            return Ok(body.into());
+        }
         decompress_block(&self.path, &self.head, b, &comp, &mut body)?;
         let body: Arc<[u8]> = body.into();
         let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
