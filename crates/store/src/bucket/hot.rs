@@ -23,7 +23,7 @@ use lode_event::Event;
 use roaring::RoaringBitmap;
 
 use crate::bucket::build::{Builder, SliceSink, CHUNK_EVENTS};
-use crate::bucket::journal::{slice_compressor, train_and_compress};
+use crate::bucket::journal::{compress_held, train_and_compress};
 use crate::bucket::{read_events_with, BucketRead, EventView, IndexedFields, SliceSource};
 use crate::columns::{Columns, EventColumns};
 use crate::consts::{
@@ -127,12 +127,7 @@ impl SharedSlices {
             .collect();
         let (dict, comp, frames) = match self.inherit.take() {
             Some(d) => {
-                let mut comp = slice_compressor(&d.bytes).map_err(hot_io)?;
-                let frames = raw
-                    .iter()
-                    .map(|r| comp.compress(r))
-                    .collect::<std::io::Result<Vec<_>>>()
-                    .map_err(hot_io)?;
+                let (comp, frames) = compress_held(&d.bytes, &raw).map_err(hot_io)?;
                 (d, comp, frames)
             }
             None => {

@@ -334,12 +334,22 @@ pub(crate) fn train_and_compress<S: AsRef<[u8]>>(
     held: &[S],
 ) -> std::io::Result<(Vec<u8>, zstd::bulk::Compressor<'static>, Vec<Vec<u8>>)> {
     let dict = train_dictionary(held);
-    let mut comp = slice_compressor(&dict)?;
+    let (comp, frames) = compress_held(&dict, held)?;
+    Ok((dict, comp, frames))
+}
+
+/// Compresses `held` (slices held back raw) with `dict` (empty: none): a compressor with it for
+/// the slices that follow, and the held slices' frames, in order.
+pub(crate) fn compress_held<S: AsRef<[u8]>>(
+    dict: &[u8],
+    held: &[S],
+) -> std::io::Result<(zstd::bulk::Compressor<'static>, Vec<Vec<u8>>)> {
+    let mut comp = slice_compressor(dict)?;
     let frames = held
         .iter()
         .map(|s| comp.compress(s.as_ref()))
         .collect::<std::io::Result<_>>()?;
-    Ok((dict, comp, frames))
+    Ok((comp, frames))
 }
 
 /// Writes compressed slices to `journal.zst` and records the table.

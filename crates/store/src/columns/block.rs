@@ -24,22 +24,14 @@ const WHOLE: u64 = 9;
 /// the writer compresses as a frame of its own (see [`crate::columns::file::decompress_times`]).
 pub fn encode_block(cols: &Columns, range: Range<usize>, out: &mut Vec<u8>) -> usize {
     let start = out.len();
-    let mut time_end = 0;
     put_varint(out, range.len() as u64);
     put_varint(
         out,
         cols.offset.get(range.start).copied().unwrap_or(0) as u64,
     );
-    for v in [&cols.times[range.clone()], &cols.index_times[range.clone()]] {
-        let mut prev = 0i64;
-        for &x in v {
-            put_ivarint(out, x.wrapping_sub(prev));
-            prev = x;
-        }
-        if time_end == 0 {
-            time_end = out.len() - start;
-        }
-    }
+    put_deltas(out, &cols.times[range.clone()]);
+    let time_end = out.len() - start;
+    put_deltas(out, &cols.index_times[range.clone()]);
     let mut prev = 0u32;
     for &s in &cols.slice[range.clone()] {
         put_varint(out, s.wrapping_sub(prev) as u64);
@@ -65,6 +57,15 @@ pub fn encode_block(cols: &Columns, range: Range<usize>, out: &mut Vec<u8>) -> u
     );
     out.extend_from_slice(&cols.field_blob[s..e]);
     time_end
+}
+
+/// Appends `v` as zigzag deltas, the first from 0.
+fn put_deltas(out: &mut Vec<u8>, v: &[i64]) {
+    let mut prev = 0i64;
+    for &x in v {
+        put_ivarint(out, x.wrapping_sub(prev));
+        prev = x;
+    }
 }
 
 /// Reads a block body's event count, checked against `expect` (the block table's) and against

@@ -26,6 +26,17 @@ const RECENT_BODIES: usize = 48;
 /// And at most this many bytes (a block body is ~50 KB).
 const RECENT_BODY_BYTES: usize = 2 << 20;
 
+/// Block `b`'s entry of a recently-used list (oldest first), moved to the end as the most
+/// recent.
+fn touch_recent<T: ?Sized>(list: &Mutex<VecDeque<(usize, Arc<T>)>>, b: usize) -> Option<Arc<T>> {
+    let mut recent = list.lock().unwrap_or_else(|p| p.into_inner());
+    let at = recent.iter().position(|(held, _)| *held == b)?;
+    let hit = recent.remove(at).expect("found");
+    let value = hit.1.clone();
+    recent.push_back(hit);
+    Some(value)
+}
+
 /// At most this many whole blocks in [`ColumnsFile::recent_blocks`] (~60 bytes an event:
 /// about 4 MB).
 const RECENT_BLOCKS: usize = 16;
@@ -145,12 +156,7 @@ impl ColumnsFile {
 
     /// Block `b` if it is among the recently read whole blocks (marked most recent).
     fn recent_block(&self, b: usize) -> Option<Arc<Columns>> {
-        let mut recent = self.recent_blocks.lock().unwrap_or_else(|p| p.into_inner());
-        let at = recent.iter().position(|(held, _)| *held == b)?;
-        let hit = recent.remove(at).expect("found");
-        let cols = hit.1.clone();
-        recent.push_back(hit);
-        Some(cols)
+        touch_recent(&self.recent_blocks, b)
     }
 
     /// Decodes block `b` whole and keeps it among the recently read ones.
@@ -311,16 +317,6 @@ impl ColumnsFile {
         (n / per, n % per)
     }
 
-    /// Block `b`'s decompressed body if it is among the recent ones (marked most recent).
-    fn recent_body(&self, b: usize) -> Option<Arc<[u8]>> {
-        let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
-        let at = recent.iter().position(|(held, _)| *held == b)?;
-        let hit = recent.remove(at).expect("found");
-        let body = hit.1.clone();
-        recent.push_back(hit);
-        Some(body)
-    }
-
     /// Block `b`'s decompressed body, or at least its time prefix (see
     /// [`decompress_times`]), which is not kept: keying a sparse read's candidates by time
     /// decompresses a tenth of each one's block, and only the blocks of the events it then
@@ -337,7 +333,7 @@ impl ColumnsFile {
     /// Block `b`'s body from the recent ones, else decompressed: its time prefix alone when
     /// `times_only` (not kept), else whole (kept among the recent ones).
     fn body(&self, b: usize, times_only: bool) -> Result<Arc<[u8]>, StoreError> {
-        if let Some(body) = self.recent_body(b) {
+        if let Some(body) = touch_recent(&self.recent, b) {
             return Ok(body);
         }
         let (_, comp) = self.read_compressed(b)?;
