@@ -290,30 +290,38 @@ impl Part {
 
 /// Ingests every part as its own stream, each on its own thread, through `node`; returns the
 /// events stored (durable) in all.
+///
+/// The streams open one after the other, in the order of `parts`: a set takes a stream when it
+/// has the fewest open ones, so opened in order the parts of each file alternate over the sets
+/// and every set gets an equal share of each file. Opened as the threads happened to start, one
+/// set could get three parts of a costly file and run alone at the end (1.1 of 6.6 s with 2
+/// sets in one run).
 pub(super) fn ingest_parts(node: &Node, parts: &[Part]) -> CliResult<u64> {
     std::thread::scope(|s| {
-        let handles: Vec<_> = parts
-            .iter()
-            .enumerate()
-            .map(|(i, part)| {
-                s.spawn(move || -> Result<u64, String> {
-                    let mut f = File::open(&part.path)
-                        .map_err(|e| format!("{}: {e}", part.path.display()))?;
-                    f.seek(SeekFrom::Start(part.start))
-                        .map_err(|e| e.to_string())?;
-                    let meta = SourceMeta {
-                        host: "bench".into(),
-                        source: format!("{}#{i}", part.path.display()),
-                        sourcetype: part.sourcetype.to_string(),
-                        index: "main".into(),
-                    };
-                    let r = node
-                        .ingest(meta, &mut f.take(part.len), &mut |_| {})
-                        .map_err(|e| e.to_string())?;
-                    Ok(r.events)
-                })
-            })
-            .collect();
+        let mut handles = Vec::with_capacity(parts.len());
+        for (i, part) in parts.iter().enumerate() {
+            let (opened_tx, opened_rx) = std::sync::mpsc::channel::<()>();
+            handles.push(s.spawn(move || -> Result<u64, String> {
+                let mut f =
+                    File::open(&part.path).map_err(|e| format!("{}: {e}", part.path.display()))?;
+                f.seek(SeekFrom::Start(part.start))
+                    .map_err(|e| e.to_string())?;
+                let meta = SourceMeta {
+                    host: "bench".into(),
+                    source: format!("{}#{i}", part.path.display()),
+                    sourcetype: part.sourcetype.to_string(),
+                    index: "main".into(),
+                };
+                // The first bytes read went to the stream, so it is open: the next may start.
+                let mut opened = Some(opened_tx);
+                let r = node
+                    .ingest(meta, &mut f.take(part.len), &mut |_| drop(opened.take()))
+                    .map_err(|e| e.to_string())?;
+                Ok(r.events)
+            }));
+            // Returns once the stream opened, or its thread ended (the sender is dropped).
+            let _ = opened_rx.recv();
+        }
         handles
             .into_iter()
             .map(|h| {
