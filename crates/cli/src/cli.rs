@@ -236,6 +236,19 @@ pub struct BenchArgs {
     /// Measured duration of the `service` scenario, seconds.
     #[arg(long, default_value_t = 20)]
     pub seconds: u64,
+    /// Pipelines scenario: the pipeline-set counts to measure, in order (comma-separated);
+    /// speed-ups are against the first.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,4", value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub sets: Vec<u16>,
+    /// Pipelines scenario: run N sets on N CPUs (at most the CPUs the process may use), so that
+    /// going from 1 to 2 sets shows how ingestion scales with cores even where one set alone
+    /// would already keep part of a second core busy.
+    #[arg(long)]
+    pub pin: bool,
+    /// Pipelines scenario: measure every set count this many times, in rounds, and report each
+    /// one's median run.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=100))]
+    pub rounds: u16,
 }
 
 #[derive(Debug, Args)]

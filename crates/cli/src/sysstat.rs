@@ -1,4 +1,7 @@
-//! Process figures from `/proc`: CPU time used, peak resident memory and I/O counters.
+//! Process figures from `/proc`: CPU time used, peak resident memory and I/O counters; and the
+//! process's CPU affinity.
+
+use rustix::thread::CpuSet;
 
 /// Clock ticks per second of `/proc/<pid>/stat` times (USER_HZ, 100 on every Linux platform
 /// Lode targets).
@@ -127,6 +130,43 @@ pub fn dir_bytes(dir: &std::path::Path) -> u64 {
         .sum()
 }
 
+/// The CPUs the calling thread may run on, in increasing order.
+pub fn allowed_cpus() -> std::io::Result<Vec<usize>> {
+    let set = rustix::thread::sched_getaffinity(None)?;
+    Ok((0..CpuSet::MAX_CPU).filter(|&c| set.is_set(c)).collect())
+}
+
+/// Confines every thread of this process to `cpus` (threads started later inherit their
+/// starter's set, so the whole process stays there). A thread that ends meanwhile is skipped.
+pub fn confine_to(cpus: &[usize]) -> std::io::Result<()> {
+    let invalid = |m: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, m);
+    if cpus.is_empty() {
+        return Err(invalid("no CPU to run on".into()));
+    }
+    let mut set = CpuSet::new();
+    for &c in cpus {
+        if c >= CpuSet::MAX_CPU {
+            return Err(invalid(format!("CPU {c} is beyond the affinity mask")));
+        }
+        set.set(c);
+    }
+    for task in std::fs::read_dir("/proc/self/task")? {
+        let tid = task?
+            .file_name()
+            .to_str()
+            .and_then(|t| t.parse().ok())
+            .and_then(rustix::thread::Pid::from_raw);
+        let Some(tid) = tid else {
+            continue;
+        };
+        match rustix::thread::sched_setaffinity(Some(tid), &set) {
+            Err(rustix::io::Errno::SRCH) | Ok(()) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -166,5 +206,36 @@ mod tests {
         std::fs::write(&f, b"x").unwrap();
         std::fs::remove_file(&f).unwrap();
         assert!(super::IoCounters::now().syscw > before.syscw);
+    }
+
+    /// A process confined to one CPU runs its running and new threads there, and can be let
+    /// out again.
+    #[test]
+    fn confining_moves_every_thread() {
+        let all = super::allowed_cpus().unwrap();
+        assert!(!all.is_empty());
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let (started_tx, started_rx) = std::sync::mpsc::channel();
+        let waiting = std::thread::spawn(move || {
+            started_tx.send(()).unwrap();
+            rx.recv().unwrap();
+            super::allowed_cpus().unwrap()
+        });
+        started_rx.recv().unwrap();
+        super::confine_to(&all[..1]).unwrap();
+        let fresh = std::thread::spawn(|| super::allowed_cpus().unwrap())
+            .join()
+            .unwrap();
+        tx.send(()).unwrap();
+        let running = waiting.join().unwrap();
+        let mine = super::allowed_cpus().unwrap();
+        super::confine_to(&all).unwrap();
+        assert_eq!(
+            (mine, fresh, running),
+            (all[..1].to_vec(), all[..1].to_vec(), all[..1].to_vec())
+        );
+        assert_eq!(super::allowed_cpus().unwrap(), all);
+        assert!(super::confine_to(&[]).is_err());
+        assert!(super::confine_to(&[1 << 20]).is_err());
     }
 }

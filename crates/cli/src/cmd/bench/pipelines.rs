@@ -1,5 +1,11 @@
 //! `lode bench --scenario pipelines`: the same generated corpus ingested with 1, 2 and 4
-//! pipeline sets (`parallelIngestionPipelines`), each into a fresh home.
+//! pipeline sets (`parallelIngestionPipelines`; `--sets` chooses others), each into a fresh
+//! home.
+//!
+//! With `--pin`, a run of N sets may use only N CPUs (at most those the process was given).
+//! One set alone keeps part of a second core busy (its rolls and merges run beside its stages),
+//! so on a machine with few cores the plain figures understate what a second set adds; pinned,
+//! 1 → 2 sets measures how ingestion scales when the cores grow with the sets.
 //!
 //! Every generated file is cut into [`PARTS`] parts at event boundaries and all parts are sent as
 //! concurrent streams, so even 4 sets each get several streams. Each run is measured from opening
@@ -22,8 +28,6 @@ use crate::sysstat;
 
 use super::{Part, FILES};
 
-/// Pipeline-set counts measured, in order.
-const SETS: [usize; 3] = [1, 2, 4];
 /// Parts (concurrent streams) each generated file is cut into.
 const PARTS: u64 = 4;
 
@@ -31,6 +35,8 @@ const PARTS: u64 = 4;
 #[derive(Debug, Serialize)]
 struct Run {
     sets: usize,
+    /// CPUs the run could use.
+    cpus: usize,
     streams: usize,
     raw_bytes: u64,
     events: u64,
@@ -41,7 +47,10 @@ struct Run {
     events_per_s: f64,
     cores_used: f64,
     peak_rss_mb: f64,
+    /// Speed-up over the first set count measured (its median run's wall time over this one's).
     speedup_vs_1: f64,
+    /// Wall time of every round of this set count, fastest first.
+    round_seconds: Vec<f64>,
     /// CPU seconds of the stage threads by stage (all sets together), sampled before the final
     /// roll: where one set's time goes.
     stage_cpu_seconds: BTreeMap<String, f64>,
@@ -52,6 +61,8 @@ struct Report {
     machine: String,
     load_average: String,
     corpus_bytes: u64,
+    /// Runs of each set count; `runs` holds the median one of each.
+    rounds: usize,
     runs: Vec<Run>,
 }
 
@@ -77,24 +88,50 @@ pub fn run(args: &BenchArgs) -> CliResult {
     for (name, sourcetype) in FILES {
         parts.extend(split(&corpus.join(name), sourcetype, PARTS)?);
     }
-    let mut runs: Vec<Run> = Vec::new();
-    for sets in SETS {
-        eprintln!("lode bench: ingesting with {sets} pipeline set(s)…");
-        let home = Home::new(root.path().join(format!("home{sets}")));
-        let mut run = ingest(&home, sets, &parts, summary.bytes)?;
-        run.speedup_vs_1 = runs.first().map_or(1.0, |r| r.seconds / run.seconds);
-        // Every run must store exactly the generated events (nothing lost, split or doubled).
-        if run.events != summary.events {
-            return Err(CliError::new(
-                FAILURE,
-                format!(
-                    "{sets} set(s) stored {} events, the generator wrote {}",
-                    run.events, summary.events
-                ),
-            ));
+    let allowed = sysstat::allowed_cpus()
+        .map_err(|e| CliError::new(FAILURE, format!("cannot read the CPU affinity: {e}")))?;
+    // Every set count once per round, rounds one after the other, so that a slow stretch of a
+    // shared machine falls on all of them; each set count's median run is reported.
+    let mut measured: Vec<Vec<Run>> = args.sets.iter().map(|_| Vec::new()).collect();
+    for round in 1..=args.rounds {
+        for (k, &sets) in args.sets.iter().enumerate() {
+            let sets = usize::from(sets);
+            let cpus = if args.pin {
+                &allowed[..sets.min(allowed.len())]
+            } else {
+                &allowed[..]
+            };
+            eprintln!(
+                "lode bench: round {round}/{}: ingesting with {sets} pipeline set(s) on {} CPU(s)…",
+                args.rounds,
+                cpus.len()
+            );
+            let home = Home::new(root.path().join(format!("home{sets}")));
+            let run = sysstat::confine_to(cpus)
+                .map_err(|e| CliError::new(FAILURE, format!("cannot set the CPU affinity: {e}")))
+                .and_then(|()| ingest(&home, sets, cpus.len(), &parts, summary.bytes));
+            sysstat::confine_to(&allowed).map_err(|e| {
+                CliError::new(FAILURE, format!("cannot reset the CPU affinity: {e}"))
+            })?;
+            let run = run?;
+            // Every run must store exactly the generated events (nothing lost, split or doubled).
+            if run.events != summary.events {
+                return Err(CliError::new(
+                    FAILURE,
+                    format!(
+                        "{sets} set(s) stored {} events, the generator wrote {}",
+                        run.events, summary.events
+                    ),
+                ));
+            }
+            std::fs::remove_dir_all(home.root()).ok();
+            measured[k].push(run);
         }
-        std::fs::remove_dir_all(home.root()).ok();
-        runs.push(run);
+    }
+    let mut runs: Vec<Run> = measured.into_iter().map(median_run).collect();
+    let first = runs.first().map_or(0.0, |r| r.seconds);
+    for r in &mut runs {
+        r.speedup_vs_1 = first / r.seconds;
     }
     let report = Report {
         machine: super::machine(),
@@ -102,6 +139,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
             .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
             .unwrap_or_default(),
         corpus_bytes: summary.bytes,
+        rounds: usize::from(args.rounds),
         runs,
     };
     print(&report);
@@ -112,6 +150,15 @@ pub fn run(args: &BenchArgs) -> CliResult {
             .map_err(|e| CliError::new(FAILURE, e.to_string()))?;
     }
     Ok(())
+}
+
+/// The run of median wall time among `runs` (at least one), with every run's wall time.
+fn median_run(mut runs: Vec<Run>) -> Run {
+    runs.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
+    let all: Vec<f64> = runs.iter().map(|r| r.seconds).collect();
+    let mut mid = runs.swap_remove(runs.len() / 2);
+    mid.round_seconds = all;
+    mid
 }
 
 /// Whether a line starting with `head` continues the event before it (a Java stack trace's
@@ -170,7 +217,7 @@ fn split(path: &Path, sourcetype: &'static str, n: u64) -> CliResult<Vec<Part>> 
         .collect())
 }
 
-fn ingest(home: &Home, sets: usize, parts: &[Part], raw_bytes: u64) -> CliResult<Run> {
+fn ingest(home: &Home, sets: usize, cpus: usize, parts: &[Part], raw_bytes: u64) -> CliResult<Run> {
     home.ensure_layout()?;
     std::fs::write(
         home.etc_local().join("server.conf"),
@@ -190,6 +237,7 @@ fn ingest(home: &Home, sets: usize, parts: &[Part], raw_bytes: u64) -> CliResult
     let mb = raw_bytes as f64 / 1e6;
     Ok(Run {
         sets,
+        cpus,
         streams: parts.len(),
         raw_bytes,
         events,
@@ -201,6 +249,7 @@ fn ingest(home: &Home, sets: usize, parts: &[Part], raw_bytes: u64) -> CliResult
         cores_used: cpu / seconds,
         peak_rss_mb: sysstat::peak_rss_bytes() as f64 / 1e6,
         speedup_vs_1: 1.0,
+        round_seconds: Vec::new(),
         stage_cpu_seconds,
     })
 }
@@ -240,10 +289,14 @@ fn print(r: &Report) {
     println!("machine: {}", r.machine);
     println!("load average at the end: {}", r.load_average);
     println!("corpus: {:.0} MB", r.corpus_bytes as f64 / 1e6);
+    if r.rounds > 1 {
+        println!("each set count's median of {} rounds", r.rounds);
+    }
     println!();
     println!(
-        "{:>5} {:>8} {:>10} {:>8} {:>8} {:>9} {:>12} {:>11} {:>7} {:>9} {:>8}",
+        "{:>5} {:>5} {:>8} {:>10} {:>8} {:>8} {:>9} {:>12} {:>11} {:>7} {:>9} {:>8}",
         "sets",
+        "cpus",
         "streams",
         "events",
         "wall s",
@@ -257,8 +310,9 @@ fn print(r: &Report) {
     );
     for x in &r.runs {
         println!(
-            "{:>5} {:>8} {:>10} {:>8.1} {:>8.1} {:>9.1} {:>12.1} {:>11.0} {:>7.2} {:>9.0} {:>7.2}x",
+            "{:>5} {:>5} {:>8} {:>10} {:>8.1} {:>8.1} {:>9.1} {:>12.1} {:>11.0} {:>7.2} {:>9.0} {:>7.2}x",
             x.sets,
+            x.cpus,
             x.streams,
             x.events,
             x.seconds,
@@ -270,6 +324,14 @@ fn print(r: &Report) {
             x.peak_rss_mb,
             x.speedup_vs_1
         );
+    }
+    if r.rounds > 1 {
+        println!();
+        println!("wall s of every round, fastest first:");
+        for x in &r.runs {
+            let all: Vec<String> = x.round_seconds.iter().map(|s| format!("{s:.1}")).collect();
+            println!("  {} set(s): {}", x.sets, all.join(", "));
+        }
     }
     println!();
     println!("stage threads, CPU s (all sets):");
