@@ -194,6 +194,34 @@ fn tiny_queues_apply_backpressure_without_losing_events() {
         .all(|(i, e)| e.raw == format!("line {i}")));
 }
 
+/// A stream that trickles events more often than the idle flush still gets them written
+/// without waiting for a whole batch: a partial batch has a maximum age.
+#[test]
+fn a_trickling_stream_is_written_before_its_batch_fills() {
+    let (settings, _) = settings_with(
+        "[t]\nSHOULD_LINEMERGE = false\nDATETIME_CONFIG = NONE\n",
+        "",
+    );
+    let out = Arc::new(Mutex::new(Vec::new()));
+    let pipeline = start(settings, Box::new(Collect(out.clone())), 4, 1_000_000);
+    let mut h = pipeline.open_stream(meta("t"));
+    let mut sent = 0;
+    // Up to 20 s at one line per 5 ms; the first write ends it.
+    while sent < 4000 && out.lock().unwrap().is_empty() {
+        h.send(format!("line {sent}\n").as_bytes()).unwrap();
+        sent += 1;
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let written_early = out.lock().unwrap().len();
+    assert_eq!(h.finish().unwrap().events, sent);
+    pipeline.shutdown().unwrap();
+    assert!(
+        written_early > 0,
+        "nothing written while {sent} lines trickled in"
+    );
+    assert_eq!(out.lock().unwrap().len() as u64, sent);
+}
+
 #[test]
 fn dropped_handle_and_shutdown_still_flush_partial_data() {
     let (settings, _) = settings_with(

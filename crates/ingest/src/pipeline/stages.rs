@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use lode_event::Event;
@@ -18,6 +18,11 @@ use crate::typing::type_event;
 
 /// How long the indexing stage waits for more events before writing a partial batch.
 const FLUSH_IDLE: Duration = Duration::from_millis(50);
+
+/// The longest an event waits in a partial batch while more keep coming (a stream that trickles
+/// events more often than [`FLUSH_IDLE`] would otherwise wait for a whole batch: at 100 events
+/// a second, 20 s of 2,048 events before they are durable and searchable).
+const FLUSH_AGE: Duration = Duration::from_millis(200);
 
 pub(super) fn parse_stage(rx: Receiver<Msg<Vec<u8>>>, tx: Metered<Msg<Vec<String>>>) {
     let mut streams: HashMap<u64, (Arc<StreamCtx>, LineBreaker)> = HashMap::new();
@@ -156,6 +161,18 @@ struct Pending {
     events: Vec<Event>,
     /// (stream id, number of its events in `events`), in arrival order.
     owners: Vec<(u64, u64)>,
+    /// When the oldest of `events` arrived.
+    since: Option<Instant>,
+}
+
+impl Pending {
+    /// How long to wait for the next message before writing what is pending.
+    fn wait(&self) -> Duration {
+        match self.since {
+            Some(t) => FLUSH_IDLE.min(FLUSH_AGE.saturating_sub(t.elapsed())),
+            None => FLUSH_IDLE,
+        }
+    }
 }
 
 pub(super) fn index_stage(
@@ -169,9 +186,11 @@ pub(super) fn index_stage(
     let mut pending = Pending {
         events: Vec::with_capacity(batch),
         owners: Vec::new(),
+        since: None,
     };
     let mut flush = |pending: &mut Pending,
                      streams: &mut HashMap<u64, (Arc<StreamShared>, u64)>| {
+        pending.since = None;
         if pending.events.is_empty() {
             return;
         }
@@ -197,7 +216,7 @@ pub(super) fn index_stage(
         }
     };
     loop {
-        let msg = match rx.recv_timeout(FLUSH_IDLE) {
+        let msg = match rx.recv_timeout(pending.wait()) {
             Ok(m) => m,
             Err(RecvTimeoutError::Timeout) => {
                 flush(&mut pending, &mut streams);
@@ -211,12 +230,13 @@ pub(super) fn index_stage(
             }
             Msg::Data(id, mut events) => {
                 let n = events.len() as u64;
+                let since = *pending.since.get_or_insert_with(Instant::now);
                 pending.events.append(&mut events);
                 match pending.owners.last_mut() {
                     Some((last, count)) if *last == id => *count += n,
                     _ => pending.owners.push((id, n)),
                 }
-                if pending.events.len() >= batch {
+                if pending.events.len() >= batch || since.elapsed() >= FLUSH_AGE {
                     flush(&mut pending, &mut streams);
                 }
             }
