@@ -189,7 +189,7 @@ pub fn load_server(etc: &Path) -> Result<(ServerSettings, Vec<Warning>), ConfErr
     let mut s = ServerSettings {
         listen: "127.0.0.1:8089".into(),
         pipeline_sets: 1,
-        batch_events: 2048,
+        batch_events: 8192,
         queue_capacity: 4,
         search_max_concurrent: 0,
         search_max_queued: 256,
