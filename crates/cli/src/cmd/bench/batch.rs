@@ -102,7 +102,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
         }
     }
     eprintln!("lode bench: searching with 1 and {n} pipelines…");
-    let load_before = loadavg();
+    let load_before = sysstat::load_average();
     let mut searches = Vec::new();
     let mut buckets = 0;
     for (p, suffix) in cases {
@@ -120,7 +120,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
     let report = BatchReport {
         machine: machine(),
         load_before,
-        load_after: loadavg(),
+        load_after: sysstat::load_average(),
         corpus_bytes: summary.bytes,
         max_data_size_mb: max_mb,
         buckets,
@@ -194,13 +194,6 @@ fn measure(
         correct: counted == expected,
     };
     Ok((f, buckets))
-}
-
-/// The 1, 5 and 15 minute load averages.
-fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_default()
 }
 
 fn print_report(r: &BatchReport) {

@@ -135,9 +135,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
     }
     let report = Report {
         machine: super::machine(),
-        load_average: std::fs::read_to_string("/proc/loadavg")
-            .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-            .unwrap_or_default(),
+        load_average: sysstat::load_average(),
         corpus_bytes: summary.bytes,
         rounds: usize::from(args.rounds),
         runs,
