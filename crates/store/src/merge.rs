@@ -15,7 +15,9 @@
 //! - columns: events are copied into blocks of the merged bucket, dictionary ids remapped to
 //!   the merged dictionaries, slice numbers shifted;
 //! - terms: the sources' lexicons are walked together in term order (a k-way merge); each
-//!   term's postings are the sources' postings shifted by their bases, concatenated;
+//!   term's postings are the sources' postings shifted by their bases, concatenated. This is
+//!   most of a merge's work, so it runs on a thread of its own beside the journal and columns
+//!   (the bases come from the sources' metadata);
 //! - metadata: counts added, time ranges and per-value statistics combined.
 //!
 //! Publication (docs/DURABILITY.md, "Merges"): the bucket is built in `tmp_<first>-<last>/`,
@@ -29,6 +31,7 @@
 use std::collections::HashMap;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::bucket::journal::{Dicts, SliceEntry};
 use crate::bucket::slice_table::encode_slices_file;
@@ -50,6 +53,9 @@ use crate::meta::{BucketMeta, ValueStats};
 use crate::terms::lexicon::{BlockEntries, LexScratch};
 use crate::terms::order_key;
 
+/// Polled by a merge between its steps, from more than one thread: true stops it.
+pub type Cancel<'a> = dyn Fn() -> bool + Sync + 'a;
+
 /// Merges `sources` (warm buckets of contiguous ids, in id order, at least two) of the index
 /// directory `dir` into one bucket and publishes it; the sources stay on disk, hidden, until
 /// [`remove_covered`]. `cancel` is polled between steps: when it returns true the merge stops,
@@ -57,7 +63,7 @@ use crate::terms::order_key;
 pub fn merge(
     dir: &Path,
     sources: &[BucketInfo],
-    cancel: &dyn Fn() -> bool,
+    cancel: &Cancel<'_>,
 ) -> Result<Option<BucketInfo>, StoreError> {
     check_sources(dir, sources)?;
     let (first, last) = (sources[0].first_id, sources[sources.len() - 1].id);
@@ -155,11 +161,73 @@ impl Dict {
 
 /// Writes every file of the merged bucket `id` into `tmp` from the warm buckets at `sources`
 /// (in order). `Ok(None)`: cancelled.
+///
+/// The terms (lexicon, postings, bloom filter: about two thirds of a merge's CPU, mostly
+/// postings decoded and encoded again) are merged on a thread of their own beside the
+/// journal, columns and metadata, which need only the sources' event counts from it: a merge
+/// is the last single-threaded step of an ingest that ends (`IndexWriter::close`) and of a
+/// roll that makes one due.
 fn write_merged(
     tmp: &Path,
     sources: &[PathBuf],
     id: u64,
-    cancel: &dyn Fn() -> bool,
+    cancel: &Cancel<'_>,
+) -> Result<Option<BucketMeta>, StoreError> {
+    let limit = |what: &str| StoreError::Limit(format!("merged bucket would exceed {what}"));
+    // Each source's first event number in the merged bucket, from the metadata alone.
+    let (mut bases, mut events, mut term_capacity) = (Vec::with_capacity(sources.len()), 0, 0);
+    for path in sources {
+        let m = WarmBucket::open(path)?.meta().clone();
+        let base = u32::try_from(events)
+            .ok()
+            .filter(|base| (*base as u64) + m.event_count < u32::MAX as u64)
+            .ok_or_else(|| limit("2^32-1 events"))?;
+        bases.push(base);
+        events += m.event_count;
+        term_capacity += m.term_count;
+    }
+    // Tells the terms thread to stop when this side fails.
+    let failed = AtomicBool::new(false);
+    let stop = || failed.load(Ordering::Relaxed) || cancel();
+    let merge_terms = || merge_terms(tmp, sources, &bases, term_capacity, &stop);
+    let (rest, terms) = std::thread::scope(|scope| {
+        let terms = std::thread::Builder::new()
+            .name("lode-merge-terms".into())
+            .spawn_scoped(scope, merge_terms);
+        let rest = write_rest(tmp, sources, &bases, id, cancel);
+        if !matches!(rest, Ok(Some(_))) {
+            failed.store(true, Ordering::Relaxed);
+        }
+        let terms = terms
+            .ok()
+            .map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+        (rest, terms)
+    });
+    let Some(mut meta) = rest? else {
+        return Ok(None);
+    };
+    // No thread to be had: merge the terms here.
+    let Some(terms) = terms.unwrap_or_else(merge_terms)? else {
+        return Ok(None);
+    };
+    meta.term_count = terms;
+    let mut buf = Vec::new();
+    serde_json::to_writer_pretty(&mut buf, &meta)
+        .map_err(|e| StoreError::io(tmp.join(META_FILE), e.into()))?;
+    append_footer(&mut buf, magic::META);
+    write_file(&tmp.join(META_FILE), &buf)?;
+    Ok(Some(meta))
+}
+
+/// Writes the journal, slice table and columns of the merged bucket `id` into `tmp` from the
+/// warm buckets at `sources` (in order; event numbers from `bases`), and returns its metadata
+/// but the term count. `Ok(None)`: cancelled.
+fn write_rest(
+    tmp: &Path,
+    sources: &[PathBuf],
+    bases: &[u32],
+    id: u64,
+    cancel: &Cancel<'_>,
 ) -> Result<Option<BucketMeta>, StoreError> {
     let jpath = tmp.join(JOURNAL_FILE);
     let mut journal = FooterWriter::create(&jpath, magic::JOURNAL)?;
@@ -177,22 +245,21 @@ fn write_merged(
         max_time: i64::MIN,
         ..Default::default()
     };
-    let mut bases = Vec::with_capacity(sources.len());
-    let (mut slice_base, mut term_capacity) = (0u32, 0u64);
+    let mut slice_base = 0u32;
     let limit = |what: &str| StoreError::Limit(format!("merged bucket would exceed {what}"));
     // Journal, columns and metadata: one source open at a time.
-    for path in sources {
+    for (path, &base) in sources.iter().zip(bases) {
         if cancel() {
             return Ok(None);
         }
         let b = WarmBucket::open(path)?;
         let m = b.meta();
-        let base = u32::try_from(meta.event_count)
-            .ok()
-            .filter(|base| (*base as u64) + m.event_count < u32::MAX as u64)
-            .ok_or_else(|| limit("2^32-1 events"))?;
-        bases.push(base);
-        term_capacity += m.term_count;
+        if base as u64 != meta.event_count {
+            return Err(StoreError::corrupt(
+                path,
+                "event count changed during a merge",
+            ));
+        }
         meta.event_count += m.event_count;
         meta.raw_bytes += m.raw_bytes;
         meta.min_time = meta.min_time.min(m.min_time);
@@ -257,17 +324,8 @@ fn write_merged(
     append_footer(&mut buf, magic::SLICES);
     write_file(&tmp.join(SLICES_FILE), &buf)?;
 
-    let Some(terms) = merge_terms(tmp, sources, &bases, term_capacity, cancel)? else {
-        return Ok(None);
-    };
-    meta.term_count = terms;
     let [hosts, srcs, sourcetypes] = dicts;
     (meta.hosts, meta.sources, meta.sourcetypes) = (hosts.stats, srcs.stats, sourcetypes.stats);
-    buf.clear();
-    serde_json::to_writer_pretty(&mut buf, &meta)
-        .map_err(|e| StoreError::io(tmp.join(META_FILE), e.into()))?;
-    append_footer(&mut buf, magic::META);
-    write_file(&tmp.join(META_FILE), &buf)?;
     Ok(Some(meta))
 }
 
@@ -380,7 +438,7 @@ fn merge_terms(
     sources: &[PathBuf],
     bases: &[u32],
     capacity: u64,
-    cancel: &dyn Fn() -> bool,
+    cancel: &Cancel<'_>,
 ) -> Result<Option<u64>, StoreError> {
     let mut cursors = Vec::with_capacity(sources.len());
     for (path, &base) in sources.iter().zip(bases) {

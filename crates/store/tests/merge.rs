@@ -209,6 +209,47 @@ fn refuses_what_it_cannot_merge() {
     assert!(names.iter().all(|n| !n.starts_with("tmp_")), "{names:?}");
 }
 
+/// Names in `dir` of merges that did not finish.
+fn tmp_dirs(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("tmp_"))
+        .collect()
+}
+
+/// The terms of a merge are merged on a thread beside the journal and columns: a damaged
+/// file on either side fails the merge with an error naming it, and a cancel at any of the
+/// merge's polls stops it; either way nothing is published or left behind, and the sources
+/// still answer.
+#[test]
+fn a_failure_or_cancel_on_either_side_stops_the_merge() {
+    for file in ["postings.dat", "columns.dat"] {
+        let dir = tempfile::tempdir().unwrap();
+        let b = index(dir.path(), 3000, 1000);
+        let path = b[1].path.join(file);
+        let mut bytes = std::fs::read(&path).unwrap();
+        let mid = bytes.len() / 2;
+        bytes[mid..mid + 64].fill(0xa5);
+        std::fs::write(&path, &bytes).unwrap();
+        let err = merge(dir.path(), &b, &never).unwrap_err().to_string();
+        assert!(err.contains(file), "{file}: {err}");
+        assert_eq!(list_buckets(dir.path()).unwrap(), b);
+        assert!(tmp_dirs(dir.path()).is_empty(), "{file}");
+    }
+    // Three sources: the journal and columns side polls once before each.
+    for after in [0, 1, 2] {
+        let dir = tempfile::tempdir().unwrap();
+        let b = index(dir.path(), 3000, 1000);
+        let polls = std::sync::atomic::AtomicUsize::new(0);
+        let cancel = || polls.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= after;
+        assert!(merge(dir.path(), &b, &cancel).unwrap().is_none(), "{after}");
+        assert_eq!(list_buckets(dir.path()).unwrap(), b);
+        assert!(tmp_dirs(dir.path()).is_empty(), "{after}");
+        assert_eq!(read_all(&*open_bucket(&b[2]).unwrap()).len(), 1000);
+    }
+}
+
 #[test]
 fn recovery_finishes_an_interrupted_merge() {
     let dir = tempfile::tempdir().unwrap();
