@@ -17,7 +17,8 @@
 //! - terms: the sources' lexicons are walked together in term order (a k-way merge); each
 //!   term's postings are the sources' postings shifted by their bases, concatenated. This is
 //!   most of a merge's work, so it runs on a thread of its own beside the journal and columns
-//!   (the bases come from the sources' metadata);
+//!   (the bases come from the sources' metadata), and hands the merged terms in runs to a
+//!   third thread that encodes and writes them;
 //! - metadata: counts added, time ranges and per-value statistics combined.
 //!
 //! Publication (docs/DURABILITY.md, "Merges"): the bucket is built in `tmp_<first>-<last>/`,
@@ -455,9 +456,57 @@ fn merge_terms(
         c.fill()?;
         cursors.push(c);
     }
-    let mut w = TermsWriter::create(tmp, capacity)?;
-    let mut term: Vec<u8> = Vec::new();
-    let mut list: Vec<u32> = Vec::new();
+    let w = TermsWriter::create(tmp, capacity)?;
+    // Merged terms go to the writing thread in runs; used runs come back to be filled again.
+    let (to_writer, runs) = std::sync::mpsc::sync_channel::<TermRun>(2);
+    let (give_back, used) = std::sync::mpsc::channel::<TermRun>();
+    let write = move || write_runs(w, runs, give_back);
+    std::thread::scope(|scope| {
+        let writer = std::thread::Builder::new()
+            .name("lode-merge-write".into())
+            .spawn_scoped(scope, write);
+        let writer = writer.map_err(|e| StoreError::io(tmp, e))?;
+        let read = read_runs(&mut cursors, &to_writer, &used, cancel);
+        drop(to_writer);
+        let written = writer
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        match read? {
+            // Cancelled, or the writer failed (its error is the one to report).
+            false => written.and(Ok(None)),
+            true => written.map(Some),
+        }
+    })
+}
+
+/// Terms with their merged postings, handed from the k-way merge to the writing thread.
+#[derive(Default)]
+struct TermRun {
+    /// The terms' bytes, one after the other, and where each ends.
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+    /// The postings, one after the other, and where each list ends.
+    nums: Vec<u32>,
+    list_ends: Vec<usize>,
+}
+
+/// Terms per [`TermRun`] ...
+const RUN_TERMS: usize = 4096;
+/// ... unless their postings reach this many numbers first (4 MiB): with at most four runs
+/// alive (one filling, two queued, one being written), a merge's memory stays near what one
+/// term's postings at a time took.
+const RUN_NUMS: usize = 1 << 20;
+
+/// Walks the cursors' terms in order, each with its sources' postings shifted and
+/// concatenated, and sends them to the writer in runs. Returns false when cancelled or when
+/// the writer stopped taking runs (it failed).
+fn read_runs(
+    cursors: &mut [Cursor],
+    to_writer: &std::sync::mpsc::SyncSender<TermRun>,
+    used: &std::sync::mpsc::Receiver<TermRun>,
+    cancel: &Cancel<'_>,
+) -> Result<bool, StoreError> {
+    let mut run = TermRun::default();
     let mut done = 0u64;
     loop {
         // The first source holding the smallest term; sources holding it too come after it.
@@ -472,9 +521,9 @@ fn merge_terms(
         let Some((first, key, min)) = first else {
             break;
         };
-        term.clear();
-        term.extend_from_slice(min);
-        list.clear();
+        let term_start = run.bytes.len();
+        run.bytes.extend_from_slice(min);
+        run.ends.push(run.bytes.len());
         for c in &mut cursors[first..] {
             if c.key != key {
                 continue;
@@ -482,22 +531,55 @@ fn merge_terms(
             let Some((t, value)) = c.current() else {
                 continue;
             };
-            if t != term.as_slice() {
+            if t != &run.bytes[term_start..] {
                 continue;
             }
-            let start = list.len();
+            let start = run.nums.len();
             c.bucket
-                .extend_postings(value, &mut c.postings, &mut list)?;
-            list[start..].iter_mut().for_each(|n| *n += c.base);
+                .extend_postings(value, &mut c.postings, &mut run.nums)?;
+            run.nums[start..].iter_mut().for_each(|n| *n += c.base);
             c.advance()?;
         }
-        w.add(&term, &list)?;
+        run.list_ends.push(run.nums.len());
         done += 1;
+        if run.ends.len() == RUN_TERMS || run.nums.len() >= RUN_NUMS {
+            let next = used.try_recv().unwrap_or_default();
+            if to_writer.send(std::mem::replace(&mut run, next)).is_err() {
+                return Ok(false);
+            }
+        }
         if done.is_multiple_of(65_536) && cancel() {
-            return Ok(None);
+            return Ok(false);
         }
     }
-    w.finish().map(Some)
+    Ok(to_writer.send(run).is_ok())
+}
+
+/// Adds the terms of every run received to `w`, giving each run back emptied, and finishes
+/// the files once the runs end.
+fn write_runs(
+    mut w: TermsWriter,
+    runs: std::sync::mpsc::Receiver<TermRun>,
+    give_back: std::sync::mpsc::Sender<TermRun>,
+) -> Result<u64, StoreError> {
+    for mut run in runs {
+        let (mut term_start, mut list_start) = (0, 0);
+        for (&end, &list_end) in run.ends.iter().zip(&run.list_ends) {
+            w.add(&run.bytes[term_start..end], &run.nums[list_start..list_end])?;
+            (term_start, list_start) = (end, list_end);
+        }
+        // A run that held a list of many numbers is not kept at that size.
+        if run.nums.capacity() > 2 * RUN_NUMS {
+            run = TermRun::default();
+        }
+        run.bytes.clear();
+        run.ends.clear();
+        run.nums.clear();
+        run.list_ends.clear();
+        // The reader may be gone already (it finished): the run is then dropped.
+        let _ = give_back.send(run);
+    }
+    w.finish()
 }
 
 /// Deletes every warm bucket of `dir` that a merged bucket covers (the sources of finished

@@ -86,6 +86,8 @@ fn merged_bucket_answers_like_its_sources() {
 
     let merged = merge(dir.path(), &sources[1..4], &never).unwrap().unwrap();
     assert_eq!((merged.first_id, merged.id), (sources[1].id, sources[3].id));
+    // The merge hands its terms to the writing thread in runs of up to 4,096: several here.
+    assert!(open_bucket(&merged).unwrap().meta().term_count > 3 * 4096);
     let listed = list_buckets(dir.path()).unwrap();
     assert_eq!(
         listed,
