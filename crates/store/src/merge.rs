@@ -492,10 +492,10 @@ struct TermRun {
 
 /// Terms per [`TermRun`] ...
 const RUN_TERMS: usize = 4096;
-/// ... unless their postings reach this many numbers first (4 MiB): with at most four runs
+/// ... unless their postings reach this many numbers first (1 MiB): with at most four runs
 /// alive (one filling, two queued, one being written), a merge's memory stays near what one
 /// term's postings at a time took.
-const RUN_NUMS: usize = 1 << 20;
+const RUN_NUMS: usize = 1 << 18;
 
 /// Walks the cursors' terms in order, each with its sources' postings shifted and
 /// concatenated, and sends them to the writer in runs. Returns false when cancelled or when
