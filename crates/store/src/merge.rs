@@ -54,6 +54,11 @@ use crate::meta::{BucketMeta, ValueStats};
 use crate::terms::lexicon::{BlockEntries, LexScratch};
 use crate::terms::order_key;
 
+/// The error of a merged bucket that would pass a format limit (`what`).
+fn limit(what: &str) -> StoreError {
+    StoreError::Limit(format!("merged bucket would exceed {what}"))
+}
+
 /// Polled by a merge between its steps, from more than one thread: true stops it.
 pub type Cancel<'a> = dyn Fn() -> bool + Sync + 'a;
 
@@ -174,11 +179,13 @@ fn write_merged(
     id: u64,
     cancel: &Cancel<'_>,
 ) -> Result<Option<BucketMeta>, StoreError> {
-    let limit = |what: &str| StoreError::Limit(format!("merged bucket would exceed {what}"));
     // Each source's first event number in the merged bucket, from the metadata alone.
+    let buckets = sources
+        .iter()
+        .map(|path| WarmBucket::open(path))
+        .collect::<Result<Vec<_>, _>>()?;
     let (mut bases, mut events, mut term_capacity) = (Vec::with_capacity(sources.len()), 0, 0);
-    for path in sources {
-        let m = WarmBucket::open(path)?.meta().clone();
+    for m in buckets.iter().map(WarmBucket::meta) {
         let base = u32::try_from(events)
             .ok()
             .filter(|base| (*base as u64) + m.event_count < u32::MAX as u64)
@@ -195,7 +202,7 @@ fn write_merged(
         let terms = std::thread::Builder::new()
             .name("lode-merge-terms".into())
             .spawn_scoped(scope, merge_terms);
-        let rest = write_rest(tmp, sources, &bases, id, cancel);
+        let rest = write_rest(tmp, sources, buckets, id, cancel);
         if !matches!(rest, Ok(Some(_))) {
             failed.store(true, Ordering::Relaxed);
         }
@@ -221,12 +228,12 @@ fn write_merged(
 }
 
 /// Writes the journal, slice table and columns of the merged bucket `id` into `tmp` from the
-/// warm buckets at `sources` (in order; event numbers from `bases`), and returns its metadata
-/// but the term count. `Ok(None)`: cancelled.
+/// warm buckets `buckets` (in order, opened from `sources`), and returns its metadata but the
+/// term count. `Ok(None)`: cancelled.
 fn write_rest(
     tmp: &Path,
     sources: &[PathBuf],
-    bases: &[u32],
+    buckets: Vec<WarmBucket>,
     id: u64,
     cancel: &Cancel<'_>,
 ) -> Result<Option<BucketMeta>, StoreError> {
@@ -247,20 +254,12 @@ fn write_rest(
         ..Default::default()
     };
     let mut slice_base = 0u32;
-    let limit = |what: &str| StoreError::Limit(format!("merged bucket would exceed {what}"));
-    // Journal, columns and metadata: one source open at a time.
-    for (path, &base) in sources.iter().zip(bases) {
+    // Journal, columns and metadata: one source at a time, each let go once copied.
+    for (path, b) in sources.iter().zip(buckets) {
         if cancel() {
             return Ok(None);
         }
-        let b = WarmBucket::open(path)?;
         let m = b.meta();
-        if base as u64 != meta.event_count {
-            return Err(StoreError::corrupt(
-                path,
-                "event count changed during a merge",
-            ));
-        }
         meta.event_count += m.event_count;
         meta.raw_bytes += m.raw_bytes;
         meta.min_time = meta.min_time.min(m.min_time);
