@@ -43,6 +43,22 @@ fn start(settings: Settings, sink: Box<dyn Sink>, cap: usize, batch: usize) -> P
     Pipeline::start_with_clock(cfg, sink, Arc::new(|| NOW))
 }
 
+/// Sourcetype `t`: one event per line, no timestamp extraction.
+fn line_settings() -> Settings {
+    settings_with(
+        "[t]\nSHOULD_LINEMERGE = false\nDATETIME_CONFIG = NONE\n",
+        "",
+    )
+    .0
+}
+
+/// A pipeline of [`line_settings`] whose events are collected into the returned vector.
+fn collect_lines(cap: usize, batch: usize) -> (Pipeline, Arc<Mutex<Vec<Event>>>) {
+    let out = Arc::new(Mutex::new(Vec::new()));
+    let pipeline = start(line_settings(), Box::new(Collect(out.clone())), cap, batch);
+    (pipeline, out)
+}
+
 fn loghub_inputs() -> Vec<(SourceMeta, Vec<u8>)> {
     let mut inputs = Vec::new();
     for entry in std::fs::read_dir(loghub_dir()).unwrap() {
@@ -153,10 +169,7 @@ fn report_counts_drops_and_truncation() {
 
 #[test]
 fn sink_error_reaches_the_stream_whose_events_failed() {
-    let (settings, _) = settings_with(
-        "[t]\nSHOULD_LINEMERGE = false\nDATETIME_CONFIG = NONE\n",
-        "",
-    );
+    let settings = line_settings();
     let pipeline = start(settings, Box::new(Poisoned("poison")), 4, 1);
     let mut good = pipeline.open_stream(meta("t"));
     good.send(b"fine\nalso fine\n").unwrap();
@@ -175,12 +188,7 @@ fn sink_error_reaches_the_stream_whose_events_failed() {
 
 #[test]
 fn tiny_queues_apply_backpressure_without_losing_events() {
-    let (settings, _) = settings_with(
-        "[t]\nSHOULD_LINEMERGE = false\nDATETIME_CONFIG = NONE\n",
-        "",
-    );
-    let out = Arc::new(Mutex::new(Vec::new()));
-    let pipeline = start(settings, Box::new(Collect(out.clone())), 1, 1);
+    let (pipeline, out) = collect_lines(1, 1);
     let mut h = pipeline.open_stream(meta("t"));
     for i in 0..5000 {
         h.send(format!("line {i}\n").as_bytes()).unwrap();
@@ -198,12 +206,7 @@ fn tiny_queues_apply_backpressure_without_losing_events() {
 /// without waiting for a whole batch: a partial batch has a maximum age.
 #[test]
 fn a_trickling_stream_is_written_before_its_batch_fills() {
-    let (settings, _) = settings_with(
-        "[t]\nSHOULD_LINEMERGE = false\nDATETIME_CONFIG = NONE\n",
-        "",
-    );
-    let out = Arc::new(Mutex::new(Vec::new()));
-    let pipeline = start(settings, Box::new(Collect(out.clone())), 4, 1_000_000);
+    let (pipeline, out) = collect_lines(4, 1_000_000);
     let mut h = pipeline.open_stream(meta("t"));
     let mut sent = 0;
     // Up to 20 s at one line per 5 ms; the first write ends it.
@@ -224,12 +227,7 @@ fn a_trickling_stream_is_written_before_its_batch_fills() {
 
 #[test]
 fn dropped_handle_and_shutdown_still_flush_partial_data() {
-    let (settings, _) = settings_with(
-        "[t]\nSHOULD_LINEMERGE = false\nDATETIME_CONFIG = NONE\n",
-        "",
-    );
-    let out = Arc::new(Mutex::new(Vec::new()));
-    let pipeline = start(settings, Box::new(Collect(out.clone())), 4, 100);
+    let (pipeline, out) = collect_lines(4, 100);
     let mut dropped = pipeline.open_stream(meta("t"));
     dropped.send(b"a\nb-without-newline").unwrap();
     drop(dropped);
