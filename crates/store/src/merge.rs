@@ -6,7 +6,8 @@
 //! A merge takes warm buckets of *contiguous ids* `first..=last` (no id between them is hot,
 //! missing or being rolled) and writes one bucket holding all their events in id order, then
 //! event order: event `n` of the source at position `k` becomes `base_k + n`. It streams, holding
-//! one source's columns and one term's postings at a time:
+//! one source's columns and a few runs of terms' postings (up to 256 K numbers each, or one
+//! longer list) at a time:
 //!
 //! - journal: the sources' compressed slices are copied as they are, each keeping the zstd
 //!   dictionary it was compressed with (`slices.dat` then lists several, one copy of identical
