@@ -873,18 +873,18 @@ impl TermIndex {
                 None => only.push(i as u32),
             }
         }
+        // Sized exactly: grown by doubling, it was up to twice the terms' 16 bytes each, and
+        // each doubling briefly held the old and the new vector, at the roll's memory peak.
+        let mut order: Vec<(u64, u32, u32)> = Vec::with_capacity(self.count + only.len());
+        order.extend(self.entries().map(|at| {
+            let b = in_arena.get(&(at as u32)).copied().unwrap_or(NONE);
+            (order_key(term_at(&self.arena, at)), at as u32, b)
+        }));
+        order.extend(
+            only.into_iter()
+                .map(|b| (order_key(self.batch.term(b)), NONE, b)),
+        );
         // Sort on the first 8 bytes as one integer; compare whole terms only on ties.
-        let mut order: Vec<(u64, u32, u32)> = self
-            .entries()
-            .map(|at| {
-                let b = in_arena.get(&(at as u32)).copied().unwrap_or(NONE);
-                (order_key(term_at(&self.arena, at)), at as u32, b)
-            })
-            .chain(
-                only.into_iter()
-                    .map(|b| (order_key(self.batch.term(b)), NONE, b)),
-            )
-            .collect();
         order.sort_unstable_by(|a, b| {
             a.0.cmp(&b.0)
                 .then_with(|| self.term_of(a.1, a.2).cmp(self.term_of(b.1, b.2)))
