@@ -244,6 +244,9 @@ fn write_rest(
     let mut jdicts = Dicts::default();
     let mut copy = vec![0u8; 1 << 20];
     let cols_path = tmp.join(COLUMNS_FILE);
+    // The merged columns go to the file block by block: built whole in memory they were
+    // ~1 % of the merged raw bytes, held until the end of the merge.
+    let mut cols_file = FooterWriter::create(&cols_path, magic::COLUMNS)?;
     let mut cols_out = Vec::new();
     let mut enc = Encoder::new(&cols_out).at(&cols_path)?;
     let mut open = Columns::new();
@@ -302,6 +305,8 @@ fn write_rest(
                 open.field_start.push(open.field_blob.len() as u64);
                 if open.len() == COLUMNS_BLOCK_EVENTS as usize {
                     enc.push(&open, &mut cols_out).at(&cols_path)?;
+                    cols_file.write(&cols_out)?;
+                    cols_out.clear();
                     open.clear();
                 }
             }
@@ -315,9 +320,9 @@ fn write_rest(
     let names = dicts.each_ref().map(Dict::names);
     enc.finish([&names[0], &names[1], &names[2]], &mut cols_out)
         .at(&cols_path)?;
-    append_footer(&mut cols_out, magic::COLUMNS);
-    write_file(&cols_path, &cols_out)?;
+    cols_file.write(&cols_out)?;
     drop(cols_out);
+    cols_file.finish()?;
 
     journal.finish()?;
     let mut buf = Vec::new();

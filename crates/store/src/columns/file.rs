@@ -310,8 +310,10 @@ pub fn encode_parts<'a>(
 }
 
 /// Writes a `columns.dat` body part by part: [`Encoder::push`] compresses each part's blocks
-/// into `out` as it comes (so a merge holds one part at a time), [`Encoder::finish`] appends
-/// the head. The parts follow [`encode_parts`]'s rules.
+/// into `out` as it comes, [`Encoder::finish`] appends the head. The parts follow
+/// [`encode_parts`]'s rules. Nothing refers back to earlier bytes (the head holds blocks'
+/// lengths, not offsets), so a caller may write `out` away and clear it between calls, as a
+/// merge does, holding one part and its blocks at a time.
 pub struct Encoder {
     base: usize,
     comp: zstd::bulk::Compressor<'static>,
