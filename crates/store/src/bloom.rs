@@ -117,22 +117,42 @@ impl Bloom {
 
     /// Serialises the body (without footer); a blocked filter with its page checksums.
     pub fn encode(&self, out: &mut Vec<u8>) {
+        let put = |b: &[u8]| {
+            out.extend_from_slice(b);
+            Ok::<_, std::convert::Infallible>(())
+        };
+        match self.encode_with(put) {
+            Ok(()) => {}
+            Err(never) => match never {},
+        }
+    }
+
+    /// [`Bloom::encode`] handing the body to `put` a page at a time, so that writing it to a
+    /// file takes no second copy of the filter (a merged bucket's is megabytes, and it is
+    /// written at the end of the merge, when the merge holds the most).
+    pub fn encode_with<E>(&self, mut put: impl FnMut(&[u8]) -> Result<(), E>) -> Result<(), E> {
         let k = if self.blocked {
             self.k | BLOCKED | PAGED
         } else {
             self.k
         };
-        out.extend_from_slice(&k.to_le_bytes());
-        out.extend_from_slice(&(self.words.len() as u64 * 64).to_le_bytes());
-        let start = out.len();
-        for w in &self.words {
-            out.extend_from_slice(&w.to_le_bytes());
+        let mut head = [0u8; HEADER];
+        head[..4].copy_from_slice(&k.to_le_bytes());
+        head[4..].copy_from_slice(&(self.words.len() as u64 * 64).to_le_bytes());
+        put(&head)?;
+        let mut page = Vec::with_capacity(PAGE_BYTES);
+        let mut sums = Vec::new();
+        for words in self.words.chunks(PAGE_BYTES / 8) {
+            page.clear();
+            words
+                .iter()
+                .for_each(|w| page.extend_from_slice(&w.to_le_bytes()));
+            if self.blocked {
+                sums.extend_from_slice(&xxh3_64(&page).to_le_bytes());
+            }
+            put(&page)?;
         }
-        if self.blocked {
-            let sums: Vec<u64> = out[start..].chunks(PAGE_BYTES).map(xxh3_64).collect();
-            sums.iter()
-                .for_each(|s| out.extend_from_slice(&s.to_le_bytes()));
-        }
+        put(&sums)
     }
 
     /// Parses a body written by [`Bloom::encode`] (any layout), checking every page checksum

@@ -15,7 +15,7 @@ use crate::consts::{
     POSTINGS_FILE, SHARED_ENTRY_MIN_BYTES, SLICES_FILE,
 };
 use crate::error::StoreError;
-use crate::footer::{append_footer, write_file};
+use crate::footer::{append_footer, write_file, FooterWriter};
 use crate::meta::BucketMeta;
 use crate::postings;
 use crate::terms::lexicon::LexiconWriter;
@@ -85,10 +85,11 @@ fn write_rest(
         .map_err(|e| StoreError::io(dir.join(COLUMNS_FILE), e))?;
     append_footer(&mut buf, magic::COLUMNS);
     write_file(&dir.join(COLUMNS_FILE), &buf)?;
+    // Let the columns' bytes go before the terms, the roll's largest part.
+    buf = Vec::new();
 
     write_terms(dir, terms)?;
 
-    buf.clear();
     serde_json::to_writer_pretty(&mut buf, &meta)
         .map_err(|e| StoreError::io(dir.join(META_FILE), e.into()))?;
     append_footer(&mut buf, magic::META);
@@ -275,10 +276,11 @@ impl TermsWriter {
             remembered = self.seen.len(),
             "terms written"
         );
-        let mut b = Vec::new();
-        self.bloom.finish().encode(&mut b);
-        append_footer(&mut b, magic::BLOOM);
-        write_file(&self.dir.join(BLOOM_FILE), &b)?;
+        let bloom = self.bloom.finish();
+        let mut out = FooterWriter::create(&self.dir.join(BLOOM_FILE), magic::BLOOM)?;
+        bloom.encode_with(|b| out.write(b))?;
+        drop(bloom);
+        out.finish()?;
         Ok(self.terms)
     }
 }
