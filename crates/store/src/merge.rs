@@ -42,9 +42,7 @@ use crate::bucket::write::TermsWriter;
 use crate::bucket::BucketRead;
 use crate::columns::file::Encoder;
 use crate::columns::Columns;
-use crate::consts::{
-    magic, COLUMNS_BLOCK_EVENTS, COLUMNS_FILE, JOURNAL_FILE, META_FILE, SLICES_FILE,
-};
+use crate::consts::{magic, COLUMNS_BLOCK_EVENTS, COLUMNS_FILE, JOURNAL_FILE, SLICES_FILE};
 use crate::error::{IoContext, StoreError};
 use crate::footer::{append_footer, write_file, FooterWriter};
 use crate::layout::{
@@ -220,11 +218,7 @@ fn write_merged(
         return Ok(None);
     };
     meta.term_count = terms;
-    let mut buf = Vec::new();
-    serde_json::to_writer_pretty(&mut buf, &meta)
-        .map_err(|e| StoreError::io(tmp.join(META_FILE), e.into()))?;
-    append_footer(&mut buf, magic::META);
-    write_file(&tmp.join(META_FILE), &buf)?;
+    meta.write(tmp)?;
     Ok(Some(meta))
 }
 

@@ -52,6 +52,17 @@ impl BucketMeta {
             .map_err(|e| StoreError::corrupt(&path, format!("bad JSON: {e}")))
     }
 
+    /// Writes `meta.json` (pretty JSON with its footer, fsynced) into the bucket directory
+    /// `bucket`: what a roll and a merge write last.
+    pub(crate) fn write(&self, bucket: &Path) -> Result<(), StoreError> {
+        let path = bucket.join(META_FILE);
+        let mut buf = Vec::new();
+        serde_json::to_writer_pretty(&mut buf, self)
+            .map_err(|e| StoreError::io(&path, e.into()))?;
+        crate::footer::append_footer(&mut buf, magic::META);
+        crate::footer::write_file(&path, &buf)
+    }
+
     /// Earliest event time in whole seconds (floor), as used in directory names.
     pub fn min_secs(&self) -> i64 {
         self.min_time.div_euclid(1_000_000)

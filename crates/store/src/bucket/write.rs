@@ -11,8 +11,8 @@ use crate::bucket::hot::{HotSlice, SharedSlices};
 use crate::bucket::journal::{encode_slices, Dicts, JournalSink};
 use crate::bucket::slice_table::encode_slices_file;
 use crate::consts::{
-    magic, BLOOM_FILE, COLUMNS_FILE, INDEX_LEVEL, JOURNAL_FILE, LEXICON_FILE, META_FILE,
-    POSTINGS_FILE, SHARED_ENTRY_MIN_BYTES, SLICES_FILE,
+    magic, BLOOM_FILE, COLUMNS_FILE, INDEX_LEVEL, JOURNAL_FILE, LEXICON_FILE, POSTINGS_FILE,
+    SHARED_ENTRY_MIN_BYTES, SLICES_FILE,
 };
 use crate::error::StoreError;
 use crate::footer::{append_footer, write_file, FooterWriter};
@@ -86,14 +86,11 @@ fn write_rest(
     append_footer(&mut buf, magic::COLUMNS);
     write_file(&dir.join(COLUMNS_FILE), &buf)?;
     // Let the columns' bytes go before the terms, the roll's largest part.
-    buf = Vec::new();
+    drop(buf);
 
     write_terms(dir, terms)?;
 
-    serde_json::to_writer_pretty(&mut buf, &meta)
-        .map_err(|e| StoreError::io(dir.join(META_FILE), e.into()))?;
-    append_footer(&mut buf, magic::META);
-    write_file(&dir.join(META_FILE), &buf)?;
+    meta.write(dir)?;
     Ok(meta)
 }
 
