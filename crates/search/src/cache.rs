@@ -10,13 +10,15 @@
 //! Policy: least recently used, under a byte budget. Each entry is charged what its reader
 //! holds: the bloom filter and metadata as on disk, the slice table's dictionaries (and its
 //! entries once read whole), the lexicon's block index (its length read from the file's tail —
-//! the reader loads it on first query), and the column blocks it keeps decoded
-//! (`ColumnsFile::blocks_kept`, a store accessor) at an estimated size per block
-//! ([`COLUMN_BYTES_PER_EVENT`] per event plus the block's share of the columns file for
-//! fields), plus the block bodies it keeps decompressed for sparse reads and the whole blocks
-//! event reads decoded last (`ColumnsFile::recent_bytes`, ~6 MiB at most). Readers grow as
-//! searches decode blocks, so the charge is re-measured at every use. Eviction scans the entries for the oldest use: the map holds one entry per bucket
-//! (hundreds, not millions), so a scan costs less than one bucket open. A reader larger than the
+//! the reader loads it on first query), and the decoded columns it keeps at their heap size
+//! (`ColumnsFile::kept_bytes`, a store accessor: whole blocks, and the time columns alone that
+//! newest-first reads take), plus the block bodies it keeps decompressed for sparse reads and
+//! the whole blocks event reads decoded last (`ColumnsFile::recent_bytes`, ~6 MiB at most).
+//! Readers grow as searches decode blocks, so the charge is re-measured at every use. (Until
+//! session 23 a block's time column was charged as a whole decoded block, 56 bytes per event
+//! plus its share of the file, seven times its 8 bytes per event: at 1 GB a cache charged
+//! 253 MB held about 110.) Eviction scans the entries for the oldest use: the map holds one
+//! entry per bucket (hundreds, not millions), so a scan costs less than one bucket open. A reader larger than the
 //! whole budget is returned uncached. Budget 0 disables the cache (every open goes to disk) —
 //! the default of the process-wide instance until [`configure`] is called, so one-shot CLI
 //! searches bypass it. Hot buckets are never cached here (the store keeps its own hot-bucket
@@ -40,7 +42,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use lode_store::consts::{COLUMNS_FILE, LEXICON_FILE, META_FILE};
+use lode_store::consts::{LEXICON_FILE, META_FILE};
 use lode_store::query::TermSource;
 use lode_store::{StoreError, TermQuery, WarmBucket};
 use roaring::RoaringBitmap;
@@ -58,9 +60,6 @@ const TERM_OVERHEAD: u64 = 96;
 /// (130 instead of 760 searches/s in `lode bench --scenario service`).
 pub const DEFAULT_BUDGET_BYTES: u64 = 512 * 1024 * 1024;
 
-/// Decoded column bytes per event: two i64 times, seven u32 columns, one u64 field offset (see
-/// `lode_store::columns::Columns`), rounded up.
-pub const COLUMN_BYTES_PER_EVENT: u64 = 56;
 /// Fixed overhead per reader: struct, file handles, map entry, bytes.
 const READER_OVERHEAD: u64 = 4096;
 
@@ -428,14 +427,12 @@ fn evict_terms_to(g: &mut Inner, limit: u64) {
     }
 }
 
-/// How much memory a warm reader holds: a fixed part and a part per decoded column block.
+/// How much memory a warm reader holds: a fixed part, and the decoded columns it keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sizing {
     /// Metadata, bloom filter (when held whole: older buckets), slice table, lexicon block index
     /// and overhead, bytes.
     pub fixed: u64,
-    /// One decoded column block, bytes (estimated).
-    pub per_block: u64,
 }
 
 impl Sizing {
@@ -446,24 +443,19 @@ impl Sizing {
     pub fn of(reader: &WarmBucket) -> Sizing {
         let path = reader.path();
         let size = |f: &str| std::fs::metadata(path.join(f)).map_or(0, |m| m.len());
-        let head = reader.columns_file().head();
-        let blocks = head.blocks.len().max(1) as u64;
-        let per_block =
-            u64::from(head.block_events) * COLUMN_BYTES_PER_EVENT + size(COLUMNS_FILE) / blocks;
         Sizing {
             fixed: READER_OVERHEAD
                 + size(META_FILE)
                 + reader.bloom_bytes()
                 + reader.slice_table_bytes() as u64
                 + lode_store::terms::lexicon::index_len(&path.join(LEXICON_FILE)),
-            per_block,
         }
     }
 
     /// Bytes `reader` holds now.
     pub fn bytes(&self, reader: &WarmBucket) -> u64 {
         let cols = reader.columns_file();
-        self.fixed + self.per_block * cols.blocks_kept() + cols.recent_bytes()
+        self.fixed + cols.kept_bytes() + cols.recent_bytes()
     }
 }
 
@@ -557,8 +549,9 @@ mod tests {
         a.time(ids[1]).unwrap();
         c.open_warm(&paths[0]).unwrap();
         let timed = c.stats().bytes;
+        let time_column = 8 * u64::from(a.columns_file().head().blocks[0].count);
         assert!(
-            timed >= read + z.per_block && timed <= read + z.per_block + (2 << 20),
+            timed >= read + time_column && timed <= read + time_column + (2 << 20),
             "{timed}"
         );
     }

@@ -46,6 +46,11 @@ fn reading_a_few_events_decodes_only_their_blocks() {
     // An event asked alone of its block is decoded alone; an event followed by another of the
     // same block has the whole block decoded at once: two decodes, none of block 1.
     assert_eq!(cols.blocks_decoded(), 2);
+    assert_eq!(
+        cols.kept_bytes(),
+        0,
+        "streamed blocks are not kept for the reader's life"
+    );
     // Reading events streams: only the last few blocks read whole are kept (block 2 here), so
     // a scan of a large bucket does not hold every block. The time of a block's only asked event is read by walking the block,
     // keeping nothing (again if it is asked again)...
@@ -54,10 +59,13 @@ fn reading_a_few_events_decodes_only_their_blocks() {
     assert_eq!(time(6), event(6).time);
     assert_eq!(time(2 * per + 3), event(2 * per as u64 + 3).time);
     assert_eq!(cols.blocks_decoded(), 5);
-    // ... a second event of the block decodes its time column, once...
+    assert_eq!(cols.kept_bytes(), 0);
+    // ... a second event of the block decodes its time column, once, kept at 8 bytes per event
+    // (what a reader cache charges)...
     assert_eq!(time(2 * per + 4), event(2 * per as u64 + 4).time);
     assert_eq!(time(2 * per + 5), event(2 * per as u64 + 5).time);
     assert_eq!(cols.blocks_decoded(), 6);
+    assert_eq!(cols.kept_bytes(), 8 * 1500);
     // ... and ids with times once more (the times are kept from that pass)...
     let f = b.indexed(2 * per + 5).unwrap();
     assert_eq!(f.time, event(2 * per as u64 + 5).time);
@@ -70,6 +78,11 @@ fn reading_a_few_events_decodes_only_their_blocks() {
         event(2 * per as u64 + 9).time
     );
     assert_eq!(cols.blocks_decoded(), 7);
+    assert_eq!(
+        cols.kept_bytes(),
+        8 * 1500 + 3 * 4 * 1500,
+        "times, then host/source/sourcetype"
+    );
     // ... while reading events decodes block 0's one event again (the light columns do not
     // locate raw text); block 2 is among the recently read whole blocks.
     b.read_events(&mut ids.iter().copied(), &mut |_| true)
@@ -79,6 +92,9 @@ fn reading_a_few_events_decodes_only_their_blocks() {
     // The dense accessors decode everything once, and answer the per-event ones after.
     assert_eq!(b.times().len(), EVENTS as usize);
     assert_eq!(cols.blocks_decoded(), 11);
+    let whole = b.columns().unwrap().heap_bytes();
+    assert!(whole > 8 * EVENTS, "{whole}");
+    assert_eq!(cols.kept_bytes(), 8 * 1500 + 3 * 4 * 1500 + whole);
     assert_eq!(b.time(per + 1).unwrap(), event(per as u64 + 1).time);
     assert_eq!(b.indexed(per + 1).unwrap().time, event(per as u64 + 1).time);
     assert_eq!(cols.blocks_decoded(), 11);

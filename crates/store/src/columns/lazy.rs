@@ -86,7 +86,7 @@ pub struct ColumnsFile {
     /// Number of block decodes performed (the whole-file decode counts each block), for tests
     /// and diagnostics.
     decoded: AtomicU64,
-    /// Blocks' worth of decoded columns kept by the reader (whole blocks, the whole file, light
+    /// Heap bytes of the decoded columns the reader keeps (whole blocks, the whole file, light
     /// columns), for memory accounting.
     kept: AtomicU64,
 }
@@ -172,10 +172,10 @@ impl ColumnsFile {
         Ok(cols)
     }
 
-    /// Blocks' worth of decoded columns the reader keeps: each whole block and each block's
-    /// light columns count one, the whole-file copy counts every block. What a cache of
-    /// readers charges (the light columns are charged as a whole block: an overestimate).
-    pub fn blocks_kept(&self) -> u64 {
+    /// Heap bytes of the decoded columns the reader keeps: each whole block, each block's
+    /// light columns (times alone: 8 bytes per event) and the whole-file copy, as allocated.
+    /// What a cache of readers charges, with [`ColumnsFile::recent_bytes`].
+    pub fn kept_bytes(&self) -> u64 {
         self.kept.load(Ordering::Relaxed)
     }
 
@@ -193,8 +193,7 @@ impl ColumnsFile {
                     "time column length differs from event count",
                 ));
             }
-            self.kept
-                .fetch_add(self.head.blocks.len() as u64, Ordering::Relaxed);
+            self.keep(cols.heap_bytes() as usize);
             Ok(cols)
         };
         match self.full.get_or_init(load) {
@@ -214,7 +213,7 @@ impl ColumnsFile {
         let load = || -> Result<Columns, StoreError> {
             let mut cols = Columns::new();
             self.decode_block(i, &mut cols)?;
-            self.kept.fetch_add(1, Ordering::Relaxed);
+            self.keep(cols.heap_bytes() as usize);
             Ok(cols)
         };
         match cell.get_or_init(load) {
@@ -428,14 +427,17 @@ impl ColumnsFile {
             return Err(bad("a time lies outside the block's range"));
         }
         self.decoded.fetch_add(1, Ordering::Relaxed);
-        // Kept by the callers (each light pass charged as a block).
-        self.kept.fetch_add(1, Ordering::Relaxed);
         Ok(times)
     }
 
     fn light_times(&self, b: usize) -> Result<&[i64], StoreError> {
         let light = self.light_of(b)?;
-        match light.times.get_or_init(|| self.decode_light(b, None)) {
+        let load = || {
+            let times = self.decode_light(b, None)?;
+            self.keep(times.capacity() * 8);
+            Ok(times)
+        };
+        match light.times.get_or_init(load) {
             Ok(t) => Ok(t),
             Err(e) => Err(e.duplicate()),
         }
@@ -447,7 +449,11 @@ impl ColumnsFile {
             let mut ids = IdColumns::default();
             let times = self.decode_light(b, Some(&mut ids))?;
             // The pass read the times too: keep them unless another thread already did.
-            let _ = light.times.set(Ok(times));
+            let bytes = times.capacity() * 8;
+            if light.times.set(Ok(times)).is_ok() {
+                self.keep(bytes);
+            }
+            self.keep(ids.iter().map(|c| c.capacity() * 4).sum());
             Ok(ids)
         };
         match light.ids.get_or_init(load) {
@@ -481,6 +487,11 @@ impl ColumnsFile {
             t.store(MANY, Ordering::Relaxed);
         }
         self.light_times(b)
+    }
+
+    /// Adds `bytes` kept for the life of the reader to [`ColumnsFile::kept_bytes`].
+    fn keep(&self, bytes: usize) {
+        self.kept.fetch_add(bytes as u64, Ordering::Relaxed);
     }
 
     fn light_of(&self, b: usize) -> Result<&Light, StoreError> {

@@ -54,6 +54,8 @@ struct Report {
     ingest_mb_per_s_per_core: f64,
     avg_cpu_pct: f64,
     peak_rss_mb: f64,
+    /// What the search caches held at the highest sampled RSS.
+    caches_at_peak: CachesAtPeak,
     io: IoCounters,
     io_read_syscalls_per_s: f64,
     io_write_syscalls_per_s: f64,
@@ -92,9 +94,12 @@ pub fn run(args: &BenchArgs) -> CliResult {
     let going = || !done.load(Ordering::Acquire);
     let (ingest, runs, peak_sampled) = std::thread::scope(|s| {
         let sampler = s.spawn(|| {
-            let mut peak = 0u64;
+            let mut peak = CachesAtPeak::default();
             while !done.load(Ordering::Acquire) {
-                peak = peak.max(sysstat::rss_bytes());
+                let rss = sysstat::rss_bytes();
+                if rss > peak.rss {
+                    peak = CachesAtPeak::now(rss);
+                }
                 std::thread::sleep(SAMPLE_EVERY);
             }
             peak
@@ -118,7 +123,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
             .into_iter()
             .filter_map(|h| h.join().ok())
             .collect();
-        (ingest, runs, sampler.join().unwrap_or(0))
+        (ingest, runs, sampler.join().unwrap_or_default())
     });
     let seconds = t0.elapsed().as_secs_f64().max(1e-9);
     let cpu = sysstat::cpu_seconds() - cpu0;
@@ -145,7 +150,8 @@ pub fn run(args: &BenchArgs) -> CliResult {
         ingest_mb_per_s: mb / seconds,
         ingest_mb_per_s_per_core: mb / cpu.max(1e-9),
         avg_cpu_pct: 100.0 * cpu / seconds,
-        peak_rss_mb: peak_sampled.max(sysstat::peak_rss_bytes()) as f64 / 1e6,
+        peak_rss_mb: peak_sampled.rss.max(sysstat::peak_rss_bytes()) as f64 / 1e6,
+        caches_at_peak: peak_sampled,
         io,
         io_read_syscalls_per_s: io.syscr as f64 / seconds,
         io_write_syscalls_per_s: io.syscw as f64 / seconds,
@@ -238,6 +244,29 @@ fn corpus_words(corpus: &Path) -> CliResult<Vec<String>> {
     Ok(words)
 }
 
+/// The search caches' bytes when the process's resident memory was sampled at `rss`: what of
+/// the peak the reader cache (decoded postings included) and the slice cache held, against
+/// ingest and the searches' own buffers.
+#[derive(Debug, Default, Clone, Copy, Serialize)]
+struct CachesAtPeak {
+    rss: u64,
+    reader_cache_bytes: u64,
+    decoded_postings_bytes: u64,
+    slice_cache_bytes: u64,
+}
+
+impl CachesAtPeak {
+    fn now(rss: u64) -> CachesAtPeak {
+        let readers = lode_search::cache::global().stats();
+        CachesAtPeak {
+            rss,
+            reader_cache_bytes: readers.bytes,
+            decoded_postings_bytes: readers.term_bytes,
+            slice_cache_bytes: lode_store::slice_cache::global().stats().bytes,
+        }
+    }
+}
+
 fn print_report(r: &Report) {
     println!("machine: {}", r.machine);
     println!(
@@ -254,7 +283,16 @@ fn print_report(r: &Report) {
         "  ingest {:.1} MB/s, {:.1} MB/s per core used (cpu {:.1} s, average {:.0} % of one core)",
         r.ingest_mb_per_s, r.ingest_mb_per_s_per_core, r.cpu_seconds, r.avg_cpu_pct
     );
-    println!("  peak memory {:.0} MB", r.peak_rss_mb);
+    let c = &r.caches_at_peak;
+    println!(
+        "  peak memory {:.0} MB; at the highest sample ({:.0} MB) the reader cache held {:.0} MB \
+         ({:.0} MB of it decoded postings) and the slice cache {:.0} MB",
+        r.peak_rss_mb,
+        c.rss as f64 / 1e6,
+        c.reader_cache_bytes as f64 / 1e6,
+        c.decoded_postings_bytes as f64 / 1e6,
+        c.slice_cache_bytes as f64 / 1e6
+    );
     println!(
         "  disk i/o: {:.0} read + {:.0} write syscalls/s; {:.1} MB/s read, {:.1} MB/s written",
         r.io_read_syscalls_per_s,
