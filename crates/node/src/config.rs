@@ -6,7 +6,7 @@ use lode_conf::{Conf, ConfError, Stanza, Warning};
 use lode_store::IndexConfig;
 
 /// `maxDataSize = auto`, in MB of raw data per hot bucket (see the shipped indexes.conf).
-pub const AUTO_MAX_DATA_MB: u64 = 64;
+pub const AUTO_MAX_DATA_MB: u64 = 128;
 
 /// `lode.maxMergedDataSize = auto`, in MB of raw data per merged warm bucket.
 pub const AUTO_MAX_MERGED_MB: u64 = 1024;

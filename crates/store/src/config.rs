@@ -27,9 +27,9 @@ pub struct IndexConfig {
 }
 
 impl Default for IndexConfig {
-    /// `main`; 64 MiB of raw per bucket (the hot index takes ~0.8 bytes per byte of raw, and a
+    /// `main`; 128 MiB of raw per bucket (the hot index takes ~0.8 bytes per byte of raw, and a
     /// background roll holds it while the next bucket fills; a hot reader replays at most
-    /// 64 MiB); 16 M events (columns of ~1 GB at most); 90 days of span
+    /// 128 MiB); 16 M events (columns of ~1 GB at most); 90 days of span
     /// (Splunk's `maxHotSpanSecs` default); 600 s idle, so a quiet index soon gets the bloom
     /// filter and compressed journal of a warm bucket instead of being replayed by every search.
     /// Warm buckets are merged into buckets of up to 1 GiB of raw, their sources deleted 60 s
@@ -37,7 +37,7 @@ impl Default for IndexConfig {
     fn default() -> Self {
         IndexConfig {
             name: "main".to_string(),
-            max_bucket_raw_bytes: 64 * 1024 * 1024,
+            max_bucket_raw_bytes: 128 * 1024 * 1024,
             max_bucket_events: 16 * 1024 * 1024,
             max_hot_span_secs: 90 * 24 * 3600,
             max_hot_idle_secs: 600,
