@@ -193,7 +193,7 @@ pub fn load_server(etc: &Path) -> Result<(ServerSettings, Vec<Warning>), ConfErr
         queue_capacity: 4,
         search_max_concurrent: 0,
         search_max_queued: 256,
-        search_bucket_cache_mb: 256,
+        search_bucket_cache_mb: 128,
         search_slice_cache_mb: 32,
         search_batch_max_pipeline: 0,
         ssl: true,

