@@ -18,10 +18,10 @@
 //! session 23 a block's time column was charged as a whole decoded block, 56 bytes per event
 //! plus its share of the file, seven times its 8 bytes per event: at 1 GB a cache charged
 //! 253 MB held about 110.) Eviction scans the entries for the oldest use: the map holds one
-//! entry per bucket (hundreds, not millions), so a scan costs less than one bucket open. A reader larger than the
-//! whole budget is returned uncached. Budget 0 disables the cache (every open goes to disk) —
-//! the default of the process-wide instance until [`configure`] is called, so one-shot CLI
-//! searches bypass it. Hot buckets are never cached here (the store keeps its own hot-bucket
+//! entry per bucket (hundreds, not millions), so a scan costs less than one bucket open. A
+//! reader larger than the whole budget is returned uncached. Budget 0 disables the cache (every
+//! open goes to disk) — the default of the process-wide instance until [`configure`] is called,
+//! so one-shot CLI searches bypass it. Hot buckets are never cached here (the store keeps its own hot-bucket
 //! index cache and a hot bucket changes with every append).
 //!
 //! Decoded postings: a term looked up in a cached reader keeps its decoded postings (a roaring
