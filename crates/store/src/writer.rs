@@ -570,8 +570,8 @@ fn roll_hot(dir: &Path, hot: Hot) -> Result<(), RollFailed> {
         });
     }
     // The warm bucket is published (and `list_buckets` hides the hot twin). Unregister first:
-    // a search opening the hot directory from an older listing then replays its WAL (or finds
-    // the warm successor) rather than meeting a stale index under a reused inode.
+    // a search opening the hot directory from an older listing then finds the warm successor
+    // (`open_bucket`) rather than meeting a stale index under a reused inode.
     drop(hot);
     let removed = std::fs::remove_dir_all(&hot_dir)
         .at(&hot_dir)

@@ -191,6 +191,27 @@ fn listing_hides_a_hot_copy_of_a_rolled_bucket_and_open_follows_the_roll() {
     assert_eq!(infos[0].kind, BucketKind::Warm);
 }
 
+/// Between a roll's unregistering of its hot index and its deletion of the hot directory, a
+/// search holding an older listing must open the warm successor, not replay the WAL (for a
+/// full bucket: seconds and its whole index in memory). The hot directory here holds an older
+/// WAL, so a replay would show fewer events.
+#[test]
+fn a_rolled_hot_bucket_still_on_disk_opens_as_its_warm_successor() {
+    let dir = tempfile::tempdir().unwrap();
+    let (w, _) = IndexWriter::open(dir.path(), IndexConfig::default()).unwrap();
+    let events: Vec<_> = (0..20).map(event).collect();
+    w.append(&events[..10]).unwrap();
+    let hot_info = list_buckets(dir.path()).unwrap()[0].clone();
+    let wal = std::fs::read(hot_info.path.join("wal.log")).unwrap();
+    w.append(&events[10..]).unwrap();
+    w.roll().unwrap();
+    std::fs::create_dir(&hot_info.path).unwrap();
+    std::fs::write(hot_info.path.join("wal.log"), wal).unwrap();
+    let b = open_bucket(&hot_info).unwrap();
+    assert_eq!(b.meta().event_count, 20);
+    assert_eq!(read_all(b.as_ref()), events);
+}
+
 #[test]
 fn hot_snapshots_grow_incrementally_and_stay_consistent() {
     let dir = tempfile::tempdir().unwrap();

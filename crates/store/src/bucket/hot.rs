@@ -423,10 +423,16 @@ impl HotBucket {
     /// if one holds the bucket, else by replaying its WAL (incrementally when this process read
     /// it before). A missing WAL is an `Io` error of kind `NotFound` (the bucket rolled).
     pub fn open(path: &Path) -> Result<HotBucket, StoreError> {
-        match registered(path) {
-            Some(index) => Ok(HotBucket::snapshot(path, index)),
+        match HotBucket::open_registered(path) {
+            Some(b) => Ok(b),
             None => HotBucket::replay(path),
         }
+    }
+
+    /// A snapshot of the hot bucket directory `path` if an index writer of this process holds
+    /// it (no disk read); `None` otherwise.
+    pub(crate) fn open_registered(path: &Path) -> Option<HotBucket> {
+        registered(path).map(|index| HotBucket::snapshot(path, index))
     }
 
     /// Takes a snapshot of `index` (under its read lock, briefly).
@@ -451,7 +457,7 @@ impl HotBucket {
 
     /// The WAL-replay path: catch up with the records appended since this process last read the
     /// WAL, then take a snapshot.
-    fn replay(path: &Path) -> Result<HotBucket, StoreError> {
+    pub(crate) fn replay(path: &Path) -> Result<HotBucket, StoreError> {
         let wal_path = path.join(WAL_FILE);
         let md = std::fs::metadata(&wal_path);
         let entry = {

@@ -206,23 +206,46 @@ pub fn open_bucket(info: &BucketInfo) -> Result<Box<dyn BucketRead + Send + Sync
             }
             Err(e) => return Err(e),
         },
-        BucketKind::Hot => match hot::HotBucket::open(&info.path) {
-            Ok(b) => Box::new(b),
-            Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-                let warm = successor(info).ok_or_else(|| {
-                    StoreError::io(&info.path, std::io::ErrorKind::NotFound.into())
-                })?;
-                if warm.first_id != warm.id {
-                    // Rolled and merged since it was listed: the merged bucket holds more.
-                    return Err(StoreError::Merged {
-                        path: info.path.clone(),
-                    });
-                }
-                Box::new(warm::WarmBucket::open(&warm.path)?)
+        BucketKind::Hot => {
+            if let Some(b) = hot::HotBucket::open_registered(&info.path) {
+                return Ok(Box::new(b));
             }
-            Err(e) => return Err(e),
-        },
+            // No writer of this process holds it: it rolled since it was listed (a roll
+            // publishes the warm bucket before its writer lets go of the hot one, and deletes
+            // the hot directory after), or another process writes it. Only then replay its
+            // WAL: replaying a rolled bucket's would rebuild its whole index, seconds and
+            // ~130 MB for a full bucket, to read what the warm bucket holds.
+            if let Some(warm) = successor(info) {
+                return open_successor(info, &warm);
+            }
+            match hot::HotBucket::replay(&info.path) {
+                Ok(b) => Box::new(b),
+                Err(StoreError::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::NotFound =>
+                {
+                    let warm = successor(info).ok_or_else(|| {
+                        StoreError::io(&info.path, std::io::ErrorKind::NotFound.into())
+                    })?;
+                    return open_successor(info, &warm);
+                }
+                Err(e) => return Err(e),
+            }
+        }
     })
+}
+
+/// Opens `warm`, the bucket a hot bucket listed as `info` rolled into.
+fn open_successor(
+    info: &BucketInfo,
+    warm: &BucketInfo,
+) -> Result<Box<dyn BucketRead + Send + Sync>, StoreError> {
+    if warm.first_id != warm.id {
+        // Rolled and merged since it was listed: the merged bucket holds more.
+        return Err(StoreError::Merged {
+            path: info.path.clone(),
+        });
+    }
+    Ok(Box::new(warm::WarmBucket::open(&warm.path)?))
 }
 
 /// The warm bucket now listed in place of `info` (its id within the listed one's ids).
