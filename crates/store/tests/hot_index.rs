@@ -90,11 +90,14 @@ fn a_snapshot_mid_ingest_sees_exactly_the_durable_prefix() {
             // Per-event and whole-column accessors agree with the events.
             let times = b.times();
             assert_eq!(times.len() as u64, n);
+            let want: Vec<i64> = evs.iter().map(|e| e.time).collect();
+            assert_eq!(times.to_vec(), want);
+            assert_eq!(times.get(n as usize), None);
             for i in (0..n as u32).step_by(331) {
                 assert_eq!(b.time(i).unwrap(), evs[i as usize].time);
                 let f = b.indexed(i).unwrap();
                 assert_eq!(b.host_names()[f.host as usize], evs[i as usize].host);
-                assert_eq!(b.host_ids()[i as usize], f.host);
+                assert_eq!(b.host_ids().get(i as usize), Some(f.host));
             }
             assert!(b.time(n as u32).is_err());
             // Postings are cut at the snapshot.

@@ -116,7 +116,7 @@ fn merged_bucket_answers_like_its_sources() {
     assert_eq!(m.host_names().len(), 4);
     // Per-value statistics agree with the events.
     for (id, h) in meta.hosts.iter().enumerate() {
-        let n = m.host_ids().iter().filter(|&&x| x as usize == id).count() as u64;
+        let n = m.host_ids().iter().filter(|&x| x as usize == id).count() as u64;
         assert_eq!(n, h.count, "{}", h.name);
     }
     for i in [0u32, 2999, 3000, 4095, 4096, 8999] {

@@ -37,13 +37,11 @@ fn round_trip_hot_and_warm() {
         let evs = read_all(b.as_ref());
         assert_eq!(b.times().len(), evs.len());
         for (i, e) in evs.iter().enumerate() {
-            assert_eq!(b.times()[i], e.time);
-            assert_eq!(b.host_names()[b.host_ids()[i] as usize], e.host);
-            assert_eq!(b.source_names()[b.source_ids()[i] as usize], e.source);
-            assert_eq!(
-                b.sourcetype_names()[b.sourcetype_ids()[i] as usize],
-                e.sourcetype
-            );
+            let id = |c: lode_store::columns::Column<'_, u32>| c.get(i).unwrap() as usize;
+            assert_eq!(b.times().get(i), Some(e.time));
+            assert_eq!(b.host_names()[id(b.host_ids())], e.host);
+            assert_eq!(b.source_names()[id(b.source_ids())], e.source);
+            assert_eq!(b.sourcetype_names()[id(b.sourcetype_ids())], e.sourcetype);
         }
         if info.kind == BucketKind::Warm {
             let m = b.meta();

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use lode_store::columns::Column;
 use lode_store::consts::COLUMNS_BLOCK_EVENTS;
 use lode_store::{BucketRead, StoreError, TermQuery};
 use roaring::RoaringBitmap;
@@ -213,7 +214,7 @@ fn in_range(
         TermQuery::All => {
             let times = all_times(bucket, b, count)?;
             (0..count)
-                .filter(|&n| ctx.range.contains(times[n as usize]))
+                .filter(|&n| times.get(n as usize).is_some_and(|t| ctx.range.contains(t)))
                 .collect()
         }
         q => {
@@ -221,7 +222,7 @@ fn in_range(
             if is_dense(cands.len(), count as u64) {
                 let times = all_times(bucket, b, count)?;
                 let mut ids = ids_below(&cands, count);
-                ids.retain(|&n| ctx.range.contains(times[n as usize]));
+                ids.retain(|&n| times.get(n as usize).is_some_and(|t| ctx.range.contains(t)));
                 ids
             } else {
                 // Per-event times decode just the column blocks holding the candidates.
@@ -297,7 +298,7 @@ fn all_times<'a>(
     bucket: &'a dyn BucketRead,
     b: &BucketRef,
     count: u32,
-) -> Result<&'a [i64], StoreError> {
+) -> Result<Column<'a, i64>, StoreError> {
     bucket.prepare()?;
     let times = bucket.times();
     if times.len() != count as usize {

@@ -15,6 +15,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use lode_store::columns::Column;
 use lode_store::{BucketRead, StoreError};
 use lode_time::Zone;
 use roaring::RoaringBitmap;
@@ -166,7 +167,7 @@ pub fn count(
                 let mut key = [0u32; 3];
                 for (k, (on, col)) in key.iter_mut().zip(&columns) {
                     if *on {
-                        *k = *col
+                        *k = col
                             .get(n as usize)
                             .ok_or_else(|| corrupt("event number beyond the columns"))?;
                     }
@@ -252,10 +253,10 @@ fn count_binned(
         let beyond = || corrupt("event number beyond the columns");
         for &n in ids {
             let i = n as usize;
-            let t = *times.get(i).ok_or_else(beyond)?;
-            let id = |col: &[u32], on: bool| -> Result<u32, StoreError> {
+            let t = times.get(i).ok_or_else(beyond)?;
+            let id = |col: Column<'_, u32>, on: bool| -> Result<u32, StoreError> {
                 if on {
-                    col.get(i).copied().ok_or_else(beyond)
+                    col.get(i).ok_or_else(beyond)
                 } else {
                     Ok(0)
                 }

@@ -3,6 +3,7 @@
 use lode_event::Event;
 use lode_spl::ast::SearchExpr;
 use lode_store::bucket::IndexedFields;
+use lode_store::columns::Column;
 use lode_store::{BucketRead, EventView, StoreError};
 
 use super::candidates::{is_dense, Candidates, Opened};
@@ -187,7 +188,7 @@ impl Cursor {
             let r: Result<Vec<(i64, u32)>, StoreError> = if dense {
                 bucket.prepare().map(|()| {
                     let times = bucket.times();
-                    let time = |n: u32| times.get(n as usize).copied().unwrap_or(i64::MIN);
+                    let time = |n: u32| times.get(n as usize).unwrap_or(i64::MIN);
                     ids.iter().map(|&n| (time(n), n)).collect()
                 })
             } else {
@@ -362,7 +363,12 @@ impl Cursor {
                 StoreError::corrupt(&self.src.info.path, "dictionary id out of range")
             })
         };
-        let empty: (&[i64], &[u32], &[u32], &[u32]) = (&[], &[], &[], &[]);
+        let empty = (
+            Column::flat(&[]),
+            Column::flat(&[]),
+            Column::flat(&[]),
+            Column::flat(&[]),
+        );
         // Block-ordered cursors read few blocks: whole columns would decode them all.
         let dense = self.dense && self.blocks.is_none();
         let (times, hosts, sources, types) = if dense {
@@ -378,10 +384,10 @@ impl Cursor {
             let n = num as usize;
             let f = if dense {
                 IndexedFields {
-                    time: *times.get(n).ok_or_else(beyond)?,
-                    host: *hosts.get(n).ok_or_else(beyond)?,
-                    source: *sources.get(n).ok_or_else(beyond)?,
-                    sourcetype: *types.get(n).ok_or_else(beyond)?,
+                    time: times.get(n).ok_or_else(beyond)?,
+                    host: hosts.get(n).ok_or_else(beyond)?,
+                    source: sources.get(n).ok_or_else(beyond)?,
+                    sourcetype: types.get(n).ok_or_else(beyond)?,
                 }
             } else {
                 // Sparse: decodes only the column blocks of the candidates.

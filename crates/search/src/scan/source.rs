@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use lode_store::columns::Column;
 use lode_store::{BucketInfo, BucketKind, BucketRead, StoreError};
 
 use crate::cache::{self, SharedReader};
@@ -131,7 +132,7 @@ impl BucketRead for Shared {
     ) -> Result<Arc<roaring::RoaringBitmap>, StoreError> {
         cache::global().eval(&self.1, &self.0, q)
     }
-    fn times(&self) -> &[i64] {
+    fn times(&self) -> Column<'_, i64> {
         self.0.times()
     }
     fn time(&self, n: u32) -> Result<i64, StoreError> {
@@ -149,19 +150,19 @@ impl BucketRead for Shared {
     fn index_fields(&self, n: u32, out: &mut Vec<(String, String)>) -> Result<(), StoreError> {
         self.0.index_fields(n, out)
     }
-    fn host_ids(&self) -> &[u32] {
+    fn host_ids(&self) -> Column<'_, u32> {
         self.0.host_ids()
     }
     fn host_names(&self) -> &[String] {
         self.0.host_names()
     }
-    fn source_ids(&self) -> &[u32] {
+    fn source_ids(&self) -> Column<'_, u32> {
         self.0.source_ids()
     }
     fn source_names(&self) -> &[String] {
         self.0.source_names()
     }
-    fn sourcetype_ids(&self) -> &[u32] {
+    fn sourcetype_ids(&self) -> Column<'_, u32> {
         self.0.sourcetype_ids()
     }
     fn sourcetype_names(&self) -> &[String] {

@@ -13,7 +13,7 @@ use lode_event::Event;
 
 use crate::codec::put_str;
 use crate::columns::Columns;
-use crate::consts::{COLUMNS_BLOCK_EVENTS, SLICE_TARGET_BYTES};
+use crate::consts::SLICE_TARGET_BYTES;
 use crate::error::StoreError;
 use crate::meta::{bump, BucketMeta, ValueStats};
 use crate::terms::TermIndex;
@@ -58,7 +58,7 @@ impl Dict {
 }
 
 /// Events per frozen column chunk (the warm column block size).
-pub(crate) const CHUNK_EVENTS: usize = COLUMNS_BLOCK_EVENTS as usize;
+pub(crate) const CHUNK_EVENTS: usize = crate::columns::CHUNK;
 
 /// Events of a [`Builder::push_all`] from which the term index is filled on its own thread
 /// (a thread costs ~20 µs; a thousand events' terms, a millisecond).

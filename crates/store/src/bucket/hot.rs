@@ -25,7 +25,7 @@ use roaring::RoaringBitmap;
 use crate::bucket::build::{Builder, SliceSink, CHUNK_EVENTS};
 use crate::bucket::journal::{compress_held, train_and_compress};
 use crate::bucket::{read_events_with, BucketRead, EventView, IndexedFields, SliceSource};
-use crate::columns::{Columns, EventColumns};
+use crate::columns::{Column, Columns, EventColumns};
 use crate::consts::{
     JOURNAL_DICT_MIN_BYTES, JOURNAL_DICT_REUSE, JOURNAL_DICT_TRAIN_BYTES, WAL_FILE,
 };
@@ -332,9 +332,6 @@ struct HotColumns {
     names: [Vec<String>; 3],
     /// Number of events.
     n: usize,
-    /// `_time` and the host/source/sourcetype ids joined into contiguous columns, built on the
-    /// first call of an accessor that returns a whole column.
-    flat: OnceLock<Columns>,
 }
 
 impl HotColumns {
@@ -344,32 +341,12 @@ impl HotColumns {
             open: b.open.clone(),
             names: b.names.clone(),
             n: b.len(),
-            flat: OnceLock::new(),
         }
     }
 
-    fn chunk_iter(&self) -> impl Iterator<Item = &Columns> {
-        self.chunks
-            .iter()
-            .map(|c| &**c)
-            .chain(std::iter::once(&self.open))
-    }
-
-    fn flat(&self) -> &Columns {
-        self.flat.get_or_init(|| {
-            let mut f = Columns::new();
-            f.times.reserve_exact(self.n);
-            f.host.reserve_exact(self.n);
-            f.source.reserve_exact(self.n);
-            f.sourcetype.reserve_exact(self.n);
-            for c in self.chunk_iter() {
-                f.times.extend_from_slice(&c.times);
-                f.host.extend_from_slice(&c.host);
-                f.source.extend_from_slice(&c.source);
-                f.sourcetype.extend_from_slice(&c.sourcetype);
-            }
-            f
-        })
+    /// The column `field` picks from every chunk.
+    fn column<T: Copy>(&self, field: fn(&Columns) -> &[T]) -> Column<'_, T> {
+        Column::chunked(&self.chunks, &self.open, field)
     }
 
     fn locate_checked(&self, n: u32, id: u64) -> Result<(&Columns, usize), StoreError> {
@@ -625,8 +602,8 @@ impl BucketRead for HotBucket {
     fn eval(&self, q: &TermQuery) -> Result<RoaringBitmap, StoreError> {
         eval(self, q)
     }
-    fn times(&self) -> &[i64] {
-        &self.cols.flat().times
+    fn times(&self) -> Column<'_, i64> {
+        self.cols.column(|c| &c.times)
     }
     fn time(&self, n: u32) -> Result<i64, StoreError> {
         let (c, i) = self.cols.locate_checked(n, self.meta.id)?;
@@ -646,20 +623,20 @@ impl BucketRead for HotBucket {
         c.fields_into(i, out)
             .map_err(|r| StoreError::corrupt(&self.path, format!("fields of event {n}: {r}")))
     }
-    fn host_ids(&self) -> &[u32] {
-        &self.cols.flat().host
+    fn host_ids(&self) -> Column<'_, u32> {
+        self.cols.column(|c| &c.host)
     }
     fn host_names(&self) -> &[String] {
         &self.cols.names[0]
     }
-    fn source_ids(&self) -> &[u32] {
-        &self.cols.flat().source
+    fn source_ids(&self) -> Column<'_, u32> {
+        self.cols.column(|c| &c.source)
     }
     fn source_names(&self) -> &[String] {
         &self.cols.names[1]
     }
-    fn sourcetype_ids(&self) -> &[u32] {
-        &self.cols.flat().sourcetype
+    fn sourcetype_ids(&self) -> Column<'_, u32> {
+        self.cols.column(|c| &c.sourcetype)
     }
     fn sourcetype_names(&self) -> &[String] {
         &self.cols.names[2]

@@ -9,7 +9,7 @@ pub(crate) mod write;
 
 use roaring::RoaringBitmap;
 
-use crate::columns::EventColumns;
+use crate::columns::{Column, EventColumns};
 use crate::error::StoreError;
 use crate::layout::{BucketInfo, BucketKind};
 use crate::meta::BucketMeta;
@@ -106,12 +106,12 @@ pub trait BucketRead {
     }
     /// `_time` column, µs, indexed by event number. Warm buckets decode every column block for
     /// it (once); prefer [`BucketRead::time`] for a few events.
-    fn times(&self) -> &[i64];
+    fn times(&self) -> Column<'_, i64>;
     /// `_time` of event `n`, µs. Warm buckets decode only the column block holding it (cached);
     /// hot buckets answer from memory. An `n` beyond the event count is a
     /// [`StoreError::Limit`] error.
     fn time(&self, n: u32) -> Result<i64, StoreError> {
-        self.times().get(n as usize).copied().ok_or_else(|| {
+        self.times().get(n as usize).ok_or_else(|| {
             StoreError::Limit(format!(
                 "event number {n} beyond the {} events of bucket {}",
                 self.times().len(),
@@ -143,7 +143,7 @@ pub trait BucketRead {
             self.sourcetype_ids(),
         );
         match (t.get(i), h.get(i), s.get(i), st.get(i)) {
-            (Some(&time), Some(&host), Some(&source), Some(&sourcetype)) => Ok(IndexedFields {
+            (Some(time), Some(host), Some(source), Some(sourcetype)) => Ok(IndexedFields {
                 time,
                 host,
                 source,
@@ -168,15 +168,15 @@ pub trait BucketRead {
         })
     }
     /// Host id per event.
-    fn host_ids(&self) -> &[u32];
+    fn host_ids(&self) -> Column<'_, u32>;
     /// Host names by id.
     fn host_names(&self) -> &[String];
     /// Source id per event.
-    fn source_ids(&self) -> &[u32];
+    fn source_ids(&self) -> Column<'_, u32>;
     /// Source names by id.
     fn source_names(&self) -> &[String];
     /// Sourcetype id per event.
-    fn sourcetype_ids(&self) -> &[u32];
+    fn sourcetype_ids(&self) -> Column<'_, u32>;
     /// Sourcetype names by id.
     fn sourcetype_names(&self) -> &[String];
     /// Calls `f` for each event number in `ids` (ascending), decompressing only the slices that

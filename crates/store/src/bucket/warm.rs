@@ -16,7 +16,7 @@ use crate::bucket::journal::{
 use crate::bucket::slice_table::{EntryChunk, JournalTable, SliceTable};
 use crate::bucket::{read_events_with, BucketRead, EventView, IndexedFields, SliceSource};
 use crate::columns::lazy::ColumnsFile;
-use crate::columns::Columns;
+use crate::columns::{Column, Columns};
 use crate::consts::{
     magic, BLOOM_FILE, COLUMNS_FILE, JOURNAL_FILE, LEXICON_FILE, META_FILE, POSTINGS_FILE,
     SLICES_FILE,
@@ -494,8 +494,8 @@ impl BucketRead for WarmBucket {
             self.postings_hits(v, blocks, cands, &mut |j| hit(i, j))
         })
     }
-    fn times(&self) -> &[i64] {
-        &self.cols_or_empty().times
+    fn times(&self) -> Column<'_, i64> {
+        Column::flat(&self.cols_or_empty().times)
     }
     fn time_blocks(&self) -> Option<(u32, Vec<(i64, i64)>)> {
         let head = self.cols.head();
@@ -518,20 +518,20 @@ impl BucketRead for WarmBucket {
     fn index_fields(&self, n: u32, out: &mut Vec<(String, String)>) -> Result<(), StoreError> {
         self.cols.index_fields(n, out)
     }
-    fn host_ids(&self) -> &[u32] {
-        &self.cols_or_empty().host
+    fn host_ids(&self) -> Column<'_, u32> {
+        Column::flat(&self.cols_or_empty().host)
     }
     fn host_names(&self) -> &[String] {
         &self.cols.head().dicts[0]
     }
-    fn source_ids(&self) -> &[u32] {
-        &self.cols_or_empty().source
+    fn source_ids(&self) -> Column<'_, u32> {
+        Column::flat(&self.cols_or_empty().source)
     }
     fn source_names(&self) -> &[String] {
         &self.cols.head().dicts[1]
     }
-    fn sourcetype_ids(&self) -> &[u32] {
-        &self.cols_or_empty().sourcetype
+    fn sourcetype_ids(&self) -> Column<'_, u32> {
+        Column::flat(&self.cols_or_empty().sourcetype)
     }
     fn sourcetype_names(&self) -> &[String] {
         &self.cols.head().dicts[2]

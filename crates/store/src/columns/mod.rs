@@ -16,6 +16,105 @@ pub mod lazy;
 use crate::codec::{DecodeError, Reader};
 use crate::error::StoreError;
 
+/// One whole column of a bucket (`_time` or a dictionary id), indexed by event number:
+/// contiguous, as a warm bucket decodes it, or as a hot bucket holds it, in the chunks of
+/// [`CHUNK`] events its writer froze plus the open one. A hot snapshot hands out its chunks
+/// rather than joining them: joining copied 20 bytes per event per search, 13 MB for a full
+/// bucket, and four concurrent searches of the 1 GB burst held 26 MB of such copies.
+#[derive(Clone, Copy)]
+pub struct Column<'a, T> {
+    repr: Repr<'a, T>,
+}
+
+#[derive(Clone, Copy)]
+enum Repr<'a, T> {
+    Flat(&'a [T]),
+    Chunked {
+        /// Full chunks of [`CHUNK`] events.
+        chunks: &'a [std::sync::Arc<Columns>],
+        /// The rest.
+        open: &'a Columns,
+        /// The column of a chunk.
+        field: fn(&Columns) -> &[T],
+    },
+}
+
+/// Events per chunk of a [`Column`] in chunks (the hot bucket's column chunks).
+pub const CHUNK: usize = crate::consts::COLUMNS_BLOCK_EVENTS as usize;
+
+impl<'a, T: Copy> Column<'a, T> {
+    /// A contiguous column.
+    pub fn flat(values: &'a [T]) -> Self {
+        Column {
+            repr: Repr::Flat(values),
+        }
+    }
+
+    /// The column `field` picks from each of `chunks` (each of [`CHUNK`] events) and `open`.
+    pub fn chunked(
+        chunks: &'a [std::sync::Arc<Columns>],
+        open: &'a Columns,
+        field: fn(&Columns) -> &[T],
+    ) -> Self {
+        Column {
+            repr: Repr::Chunked {
+                chunks,
+                open,
+                field,
+            },
+        }
+    }
+
+    /// Number of events.
+    pub fn len(&self) -> usize {
+        match self.repr {
+            Repr::Flat(v) => v.len(),
+            Repr::Chunked {
+                chunks,
+                open,
+                field,
+            } => chunks.len() * CHUNK + field(open).len(),
+        }
+    }
+
+    /// Whether the column has no event.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The value of event `n`; `None` beyond the column.
+    #[inline]
+    pub fn get(&self, n: usize) -> Option<T> {
+        match self.repr {
+            Repr::Flat(v) => v.get(n).copied(),
+            Repr::Chunked {
+                chunks,
+                open,
+                field,
+            } => match chunks.get(n / CHUNK) {
+                Some(c) => field(c).get(n % CHUNK).copied(),
+                None => field(open).get(n - chunks.len() * CHUNK).copied(),
+            },
+        }
+    }
+
+    /// The values in event order.
+    pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
+        (0..self.len()).map(|n| self.get(n).expect("within the length"))
+    }
+
+    /// The values, copied into a vector.
+    pub fn to_vec(&self) -> Vec<T> {
+        self.iter().collect()
+    }
+}
+
+impl<T: Copy + std::fmt::Debug> std::fmt::Debug for Column<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
 /// Columns of a bucket, indexed by event number.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Columns {
@@ -180,5 +279,32 @@ impl EventColumns for Columns {
     }
     fn dicts(&self) -> [&[String]; 3] {
         [&self.hosts, &self.sources, &self.sourcetypes]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    proptest::proptest! {
+        /// A column in chunks reads like the contiguous column it splits, up to its end and
+        /// not beyond.
+        #[test]
+        fn chunked_column_reads_like_the_flat_one(chunks in 0usize..4, open in 0usize..CHUNK) {
+            let all: Vec<i64> = (0..(chunks * CHUNK + open) as i64).map(|t| t * 7 - 3).collect();
+            let cols = |part: &[i64]| Columns {
+                times: part.to_vec(),
+                ..Columns::new()
+            };
+            let full: Vec<Arc<Columns>> =
+                all.chunks(CHUNK).take(chunks).map(|c| Arc::new(cols(c))).collect();
+            let rest = cols(&all[chunks * CHUNK..]);
+            let col = Column::chunked(&full, &rest, |c| &c.times);
+            proptest::prop_assert_eq!(col.len(), all.len());
+            proptest::prop_assert_eq!(col.to_vec(), all.clone());
+            proptest::prop_assert_eq!(col.get(all.len()), None);
+            proptest::prop_assert_eq!(Column::flat(&all).to_vec(), all.clone());
+        }
     }
 }
