@@ -20,6 +20,7 @@ pub mod footer;
 pub mod fsck;
 pub mod inspect;
 pub mod layout;
+pub mod memory;
 pub mod merge;
 mod merger;
 pub mod meta;

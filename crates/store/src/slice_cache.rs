@@ -10,7 +10,8 @@
 //!
 //! Budget 0 disables the cache — the default until [`configure`] is called, so one-shot CLI
 //! searches decompress as before. The server gives it `[search] slice_cache_mb` of
-//! server.conf.
+//! server.conf. The process-wide cache gives way to indexing: its budget shrinks by what the
+//! hot buckets hold, down to a quarter ([`crate::memory::yielding`]).
 //!
 //! Naive twin: decompressing every time (`WarmBucket::slice` with the cache off); the answers
 //! are the same bytes, checked by the test below and by every search test run under a server.
@@ -40,13 +41,16 @@ pub struct SliceCacheStats {
     pub misses: u64,
     /// Bytes held now.
     pub bytes: u64,
-    /// Byte budget now.
+    /// Byte budget now (the configured one, less what it gives way to).
     pub budget: u64,
 }
 
 /// The cache; see the module docs.
 pub struct SliceCache {
+    /// Configured budget.
     budget: AtomicU64,
+    /// Bytes its budget gives way to (see [`crate::memory`]); none for a cache of its own.
+    yield_to: Option<fn() -> u64>,
     hits: AtomicU64,
     misses: AtomicU64,
     inner: Mutex<Inner>,
@@ -55,8 +59,15 @@ pub struct SliceCache {
 impl SliceCache {
     /// An empty cache of `budget` bytes (0: off).
     pub fn new(budget: u64) -> SliceCache {
+        SliceCache::yielding_to(budget, None)
+    }
+
+    /// An empty cache of `budget` bytes whose budget shrinks by what `yield_to` gives, down to
+    /// a quarter ([`crate::memory::yielding`]).
+    pub fn yielding_to(budget: u64, yield_to: Option<fn() -> u64>) -> SliceCache {
         SliceCache {
             budget: AtomicU64::new(budget),
+            yield_to,
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
             inner: Mutex::new(Inner::default()),
@@ -98,7 +109,7 @@ impl SliceCache {
     /// Keeps slice `n` of reader `reader`, evicting the least recently used to stay within the
     /// budget (a slice larger than the budget is not kept).
     pub fn put(&self, reader: u64, n: u32, bytes: Arc<[u8]>) {
-        let budget = self.budget.load(Ordering::Relaxed);
+        let budget = self.budget_now();
         let len = bytes.len() as u64;
         if len > budget {
             return;
@@ -118,7 +129,16 @@ impl SliceCache {
     /// Sets the budget, evicting what no longer fits.
     pub fn set_budget(&self, budget: u64) {
         self.budget.store(budget, Ordering::Relaxed);
-        evict_to(&mut self.lock(), budget);
+        evict_to(&mut self.lock(), self.budget_now());
+    }
+
+    /// The budget now: the configured one, less what it gives way to.
+    fn budget_now(&self) -> u64 {
+        let budget = self.budget.load(Ordering::Relaxed);
+        match self.yield_to {
+            Some(bytes) => crate::memory::yielding(budget, bytes()),
+            None => budget,
+        }
     }
 
     /// Counters now.
@@ -127,7 +147,7 @@ impl SliceCache {
             hits: self.hits.load(Ordering::Relaxed),
             misses: self.misses.load(Ordering::Relaxed),
             bytes: self.lock().bytes,
-            budget: self.budget.load(Ordering::Relaxed),
+            budget: self.budget_now(),
         }
     }
 }
@@ -146,7 +166,7 @@ fn evict_to(g: &mut Inner, budget: u64) {
 /// The process-wide cache (off until [`configure`]).
 pub fn global() -> &'static SliceCache {
     static CACHE: OnceLock<SliceCache> = OnceLock::new();
-    CACHE.get_or_init(|| SliceCache::new(0))
+    CACHE.get_or_init(|| SliceCache::yielding_to(0, Some(crate::memory::hot_bytes)))
 }
 
 /// Gives the process-wide cache a budget in bytes (0: off).
@@ -191,5 +211,33 @@ mod tests {
         c.set_budget(0);
         assert_eq!(c.stats().bytes, 0);
         assert!(c.get(1, 0).is_none());
+    }
+
+    /// Bytes the cache of the next test gives way to.
+    static HOT: AtomicU64 = AtomicU64::new(0);
+
+    #[test]
+    fn gives_way_to_hot_bytes_down_to_a_quarter() {
+        let c = SliceCache::yielding_to(400, Some(|| HOT.load(Ordering::Relaxed)));
+        for n in 0..4 {
+            c.put(1, n, slice(n as u8, 100));
+        }
+        assert_eq!(c.stats().bytes, 400);
+        // Hot buckets grow: the next put evicts down to what is left, the oldest first.
+        HOT.store(150, Ordering::Relaxed);
+        c.put(1, 4, slice(4, 100));
+        let s = c.stats();
+        assert_eq!((s.bytes, s.budget), (200, 250));
+        assert!(c.get(1, 2).is_none() && c.get(1, 3).is_some() && c.get(1, 4).is_some());
+        // However much they hold, a quarter stays.
+        HOT.store(10_000, Ordering::Relaxed);
+        c.put(1, 5, slice(5, 100));
+        assert_eq!((c.stats().bytes, c.stats().budget), (100, 100));
+        assert!(c.get(1, 5).is_some());
+        // Indexing done: the whole budget again.
+        HOT.store(0, Ordering::Relaxed);
+        c.put(1, 6, slice(6, 100));
+        c.put(1, 7, slice(7, 100));
+        assert_eq!((c.stats().bytes, c.stats().budget), (300, 400));
     }
 }

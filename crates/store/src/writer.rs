@@ -305,7 +305,10 @@ impl IndexWriter {
         // WAL stays the truth for recovery.
         {
             let events: Vec<&Event> = batches.iter().flatten().collect();
-            hot.index.write().push_all(&events)?;
+            let pushed = hot.index.write().push_all(&events);
+            // What the hot index holds now, for the caches that give way to it.
+            hot.index.report();
+            pushed?;
             for e in events {
                 hot.events += 1;
                 hot.raw_bytes += e.raw.len() as u64;

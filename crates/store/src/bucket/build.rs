@@ -98,6 +98,8 @@ pub(crate) struct Builder {
     cur: Vec<u8>,
     /// Number of the slice being filled.
     cur_no: u32,
+    /// Heap bytes of the frozen chunks.
+    frozen_bytes: u64,
 }
 
 impl Builder {
@@ -117,7 +119,17 @@ impl Builder {
             dicts: Default::default(),
             cur: Vec::with_capacity(SLICE_TARGET_BYTES + 4096),
             cur_no: 0,
+            frozen_bytes: 0,
         }
+    }
+
+    /// Bytes of memory held: term index, column chunks, the slice being filled.
+    pub fn heap_bytes(&self) -> u64 {
+        self.terms.heap_bytes() as u64
+            + self.frozen_bytes
+            + self.chunks.capacity() as u64 * 8
+            + self.open.heap_bytes()
+            + self.cur.capacity() as u64
     }
 
     /// Number of events added.
@@ -225,6 +237,7 @@ impl Builder {
         if self.open.len() == CHUNK_EVENTS {
             let mut full = std::mem::replace(&mut self.open, new_chunk());
             full.field_blob.shrink_to_fit();
+            self.frozen_bytes += full.heap_bytes();
             self.chunks.push(Arc::new(full));
         }
         Ok(())

@@ -75,6 +75,8 @@ pub(crate) struct SharedSlices {
     list: Vec<HotSlice>,
     /// Uncompressed bytes of the raw slices held back.
     held_bytes: usize,
+    /// Bytes of every slice in `list` (raw or compressed).
+    bytes: usize,
     /// Once trained: the dictionary and a compressor with it.
     trained: Option<(Arc<HotDict>, zstd::bulk::Compressor<'static>)>,
     /// The previous bucket's dictionary, taken instead of training one (see
@@ -149,6 +151,14 @@ impl SharedSlices {
         }
         self.trained = Some((dict, comp));
         self.held_bytes = 0;
+        self.bytes = self
+            .list
+            .iter()
+            .map(|s| match s {
+                HotSlice::Raw(r) => r.len(),
+                HotSlice::Frame { data, .. } => data.len(),
+            })
+            .sum();
         Ok(())
     }
 }
@@ -165,6 +175,7 @@ impl SliceSink for SharedSlices {
         match &mut self.trained {
             Some((_, comp)) => {
                 let data = comp.compress(raw).map_err(hot_io)?;
+                self.bytes += data.len();
                 self.list.push(HotSlice::Frame {
                     ulen: raw.len() as u32,
                     data: data.into(),
@@ -173,6 +184,7 @@ impl SliceSink for SharedSlices {
             None => {
                 self.list.push(HotSlice::Raw(raw.into()));
                 self.held_bytes += raw.len();
+                self.bytes += raw.len();
                 let goal = match self.inherit {
                     Some(_) => JOURNAL_DICT_MIN_BYTES,
                     None => JOURNAL_DICT_TRAIN_BYTES,
@@ -212,6 +224,11 @@ impl HotIndex {
     pub fn push_all(&mut self, events: &[&Event]) -> Result<(), StoreError> {
         self.builder.push_all(events, &mut self.slices)
     }
+
+    /// Bytes of memory held: the builder's, and the completed slices'.
+    pub fn heap_bytes(&self) -> u64 {
+        self.builder.heap_bytes() + self.slices.bytes as u64
+    }
 }
 
 /// A hot index shared between its writer (or replayer) and the snapshots of searches. The lock
@@ -248,6 +265,8 @@ fn dir_key(path: &Path) -> Option<DirKey> {
 pub(crate) struct Registration {
     key: DirKey,
     index: SharedIndex,
+    /// Heap bytes of the index last reported to [`crate::memory`] (withdrawn on drop).
+    reported: u64,
 }
 
 impl Registration {
@@ -262,7 +281,18 @@ impl Registration {
         let mut map = registry().lock().unwrap_or_else(|p| p.into_inner());
         map.retain(|_, w| w.strong_count() > 0);
         map.insert(key, Arc::downgrade(&index));
-        Ok(Registration { key, index })
+        Ok(Registration {
+            key,
+            index,
+            reported: 0,
+        })
+    }
+
+    /// Reports the index's heap bytes to [`crate::memory`] (call after adding events).
+    pub fn report(&mut self) {
+        let bytes = self.read().heap_bytes();
+        crate::memory::hot_changed(self.reported, bytes);
+        self.reported = bytes;
     }
 
     /// Locks the index for adding events.
@@ -278,6 +308,7 @@ impl Registration {
 
 impl Drop for Registration {
     fn drop(&mut self) {
+        crate::memory::hot_changed(self.reported, 0);
         let mut map = registry().lock().unwrap_or_else(|p| p.into_inner());
         if map
             .get(&self.key)

@@ -1,0 +1,56 @@
+//! What this process's hot buckets hold in memory, so that the search caches give way to
+//! indexing.
+//!
+//! Indexing and searching share one machine. A hot bucket holds its term postings, column
+//! chunks and compressed slices in memory (~128 MB for a full 128 MB bucket) until its roll has
+//! written the warm bucket, and the next bucket fills meanwhile; the search caches would keep
+//! their whole budgets on top (about 130 MB at the 1 GB burst's peak). So every hot index an
+//! index writer holds reports its heap here after each batch it adds, and withdraws it when
+//! the writer lets go of it (after the roll). The process-wide caches (the slice cache and the
+//! search crate's bucket cache) shrink their budgets by this figure, down to
+//! 1/[`FLOOR_SHARE`] of what is configured ([`yielding`]): while nothing is being indexed
+//! they keep their whole budgets.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Heap bytes of the hot indexes the index writers of this process hold.
+static HOT_BYTES: AtomicU64 = AtomicU64::new(0);
+
+/// A cache keeps at least 1/n of its configured budget however much hot buckets hold: a
+/// quarter keeps a few buckets' readers and the newest slices for the searches running.
+pub const FLOOR_SHARE: u64 = 4;
+
+/// Heap bytes the hot indexes of this process's index writers hold now.
+pub fn hot_bytes() -> u64 {
+    HOT_BYTES.load(Ordering::Relaxed)
+}
+
+/// Records that a hot index that had reported `old` bytes now holds `new`.
+pub(crate) fn hot_changed(old: u64, new: u64) {
+    if new >= old {
+        HOT_BYTES.fetch_add(new - old, Ordering::Relaxed);
+    } else {
+        HOT_BYTES.fetch_sub(old - new, Ordering::Relaxed);
+    }
+}
+
+/// A cache's budget now: its configured `budget` less `hot` bytes held by hot buckets, but at
+/// least 1/[`FLOOR_SHARE`] of it (0 stays 0: the cache is off).
+pub fn yielding(budget: u64, hot: u64) -> u64 {
+    budget.saturating_sub(hot).max(budget / FLOOR_SHARE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets_yield_to_hot_bytes_down_to_a_floor() {
+        assert_eq!(yielding(128, 0), 128);
+        assert_eq!(yielding(128, 28), 100);
+        assert_eq!(yielding(128, 100), 32);
+        assert_eq!(yielding(128, u64::MAX), 32);
+        assert_eq!(yielding(0, 0), 0);
+        assert_eq!(yielding(0, 10), 0);
+    }
+}
