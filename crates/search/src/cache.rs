@@ -36,8 +36,8 @@
 //! Indexing first: the process-wide cache's budget shrinks by what the hot buckets being
 //! indexed hold (`lode_store::memory`), down to a quarter of it, so that a full hot bucket and
 //! its roll (~130 MB each at 128 MB buckets) do not come on top of a full cache. In the 1 GB
-//! burst (ingest with four searches) the caches held 42–53 MB at the highest RSS sample instead of
-//! 117–131 MB, and the peak fell from 378–400 MB to 304–318 MB, with as many searches run.
+//! burst (ingest with four searches) the peak fell from 378–400 MB to 304–321 MB, with as many
+//! searches run; at the highest RSS sample the caches held 44–53 MB (once 93) instead of 117–131.
 //!
 //! Naive twin: `lode_store::open_bucket` for every search; results are identical by construction
 //! (the same reader type answers; cached postings are what the reader decoded) and tests check
