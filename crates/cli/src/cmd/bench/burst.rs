@@ -244,15 +244,16 @@ fn corpus_words(corpus: &Path) -> CliResult<Vec<String>> {
     Ok(words)
 }
 
-/// The search caches' bytes when the process's resident memory was sampled at `rss`: what of
-/// the peak the reader cache (decoded postings included) and the slice cache held, against
-/// ingest and the searches' own buffers.
+/// The search caches' and the hot buckets' bytes when the process's resident memory was sampled
+/// at `rss`: what of the peak the reader cache (decoded postings included), the slice cache and
+/// the hot indexes being filled or rolled held, against the rest (roll and search buffers).
 #[derive(Debug, Default, Clone, Copy, Serialize)]
 struct CachesAtPeak {
     rss: u64,
     reader_cache_bytes: u64,
     decoded_postings_bytes: u64,
     slice_cache_bytes: u64,
+    hot_bucket_bytes: u64,
 }
 
 impl CachesAtPeak {
@@ -263,6 +264,7 @@ impl CachesAtPeak {
             reader_cache_bytes: readers.bytes,
             decoded_postings_bytes: readers.term_bytes,
             slice_cache_bytes: lode_store::slice_cache::global().stats().bytes,
+            hot_bucket_bytes: lode_store::memory::hot_bytes(),
         }
     }
 }
@@ -286,12 +288,13 @@ fn print_report(r: &Report) {
     let c = &r.caches_at_peak;
     println!(
         "  peak memory {:.0} MB; at the highest sample ({:.0} MB) the reader cache held {:.0} MB \
-         ({:.0} MB of it decoded postings) and the slice cache {:.0} MB",
+         ({:.0} MB of it decoded postings), the slice cache {:.0} MB and the hot buckets {:.0} MB",
         r.peak_rss_mb,
         c.rss as f64 / 1e6,
         c.reader_cache_bytes as f64 / 1e6,
         c.decoded_postings_bytes as f64 / 1e6,
-        c.slice_cache_bytes as f64 / 1e6
+        c.slice_cache_bytes as f64 / 1e6,
+        c.hot_bucket_bytes as f64 / 1e6
     );
     println!(
         "  disk i/o: {:.0} read + {:.0} write syscalls/s; {:.1} MB/s read, {:.1} MB/s written",
