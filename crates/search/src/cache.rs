@@ -36,8 +36,9 @@
 //! Indexing first: the process-wide cache's budget shrinks by what the hot buckets being
 //! indexed hold (`lode_store::memory`), down to a quarter of it, so that a full hot bucket and
 //! its roll (~130 MB each at 128 MB buckets) do not come on top of a full cache. In the 1 GB
-//! burst (ingest with four searches) the peak fell from 378–400 MB to 304–321 MB, with as many
-//! searches run; at the highest RSS sample the caches held 44–53 MB (once 93) instead of 117–131.
+//! burst (ingest with four searches) the peak fell from 378–400 MB to 295–321 MB (eight runs),
+//! with as many searches run; at the highest RSS sample the caches held 42–53 MB (once 73, once
+//! 93) instead of 117–131.
 //!
 //! Naive twin: `lode_store::open_bucket` for every search; results are identical by construction
 //! (the same reader type answers; cached postings are what the reader decoded) and tests check
@@ -171,11 +172,7 @@ impl BucketCache {
 
     /// The byte budget now (0 = disabled): the configured one, less what it gives way to.
     pub fn budget(&self) -> u64 {
-        let budget = self.budget.load(Ordering::Relaxed);
-        match self.yield_to {
-            Some(bytes) => lode_store::memory::yielding(budget, bytes()),
-            None => budget,
-        }
+        lode_store::memory::budget_now(self.budget.load(Ordering::Relaxed), self.yield_to)
     }
 
     /// Changes the budget, evicting down to it now (0 empties and disables the cache).

@@ -40,6 +40,15 @@ pub fn yielding(budget: u64, hot: u64) -> u64 {
     budget.saturating_sub(hot).max(budget / FLOOR_SHARE)
 }
 
+/// The budget now of a cache configured with `budget` that gives way to what `yield_to`
+/// reports ([`hot_bytes`] for the process-wide caches; none: a fixed budget).
+pub fn budget_now(budget: u64, yield_to: Option<fn() -> u64>) -> u64 {
+    match yield_to {
+        Some(bytes) => yielding(budget, bytes()),
+        None => budget,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

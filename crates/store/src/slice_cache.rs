@@ -134,11 +134,7 @@ impl SliceCache {
 
     /// The budget now: the configured one, less what it gives way to.
     fn budget_now(&self) -> u64 {
-        let budget = self.budget.load(Ordering::Relaxed);
-        match self.yield_to {
-            Some(bytes) => crate::memory::yielding(budget, bytes()),
-            None => budget,
-        }
+        crate::memory::budget_now(self.budget.load(Ordering::Relaxed), self.yield_to)
     }
 
     /// Counters now.

@@ -127,7 +127,7 @@ impl Builder {
     pub fn heap_bytes(&self) -> u64 {
         self.terms.heap_bytes() as u64
             + self.frozen_bytes
-            + self.chunks.capacity() as u64 * 8
+            + (self.chunks.capacity() * size_of::<Arc<Columns>>()) as u64
             + self.open.heap_bytes()
             + self.cur.capacity() as u64
     }

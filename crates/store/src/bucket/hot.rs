@@ -143,7 +143,10 @@ impl SharedSlices {
                 (Arc::new(dict), comp, frames)
             }
         };
+        // Every slice was held back raw: each becomes its frame.
+        self.bytes = 0;
         for ((s, r), data) in self.list.iter_mut().zip(&raw).zip(frames) {
+            self.bytes += data.len();
             *s = HotSlice::Frame {
                 ulen: r.len() as u32,
                 data: data.into(),
@@ -151,14 +154,6 @@ impl SharedSlices {
         }
         self.trained = Some((dict, comp));
         self.held_bytes = 0;
-        self.bytes = self
-            .list
-            .iter()
-            .map(|s| match s {
-                HotSlice::Raw(r) => r.len(),
-                HotSlice::Frame { data, .. } => data.len(),
-            })
-            .sum();
         Ok(())
     }
 }
