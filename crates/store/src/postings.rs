@@ -345,10 +345,11 @@ pub fn parse_header(head: &[u8]) -> Result<(u8, usize, u64), &'static str> {
 pub fn decode_data(kind: u8, data: &[u8]) -> Result<RoaringBitmap, String> {
     match kind {
         KIND_ROARING => RoaringBitmap::deserialize_from(data).map_err(|e| e.to_string()),
-        KIND_RUNS => {
-            bitmap::build(|b| for_each_run(kind, data, |first, last| b.push_run(first, last)))
-        }
-        _ => bitmap::build(|b| {
+        KIND_RUNS => bitmap::build(0, |b| {
+            for_each_run(kind, data, |first, last| b.push_run(first, last))
+        }),
+        // Each container takes at most two bytes per number, and each number at least a byte.
+        _ => bitmap::build(2 * data.len() + 2, |b| {
             let mut chunk = [0u32; DELTAS_CHUNK];
             deltas_in_chunks(data, &mut chunk, |nums| b.push_sorted(nums))
         }),

@@ -10,8 +10,6 @@
 //! whichever is smallest) and written in the portable serialization, which the library then
 //! reads into containers of exactly that size.
 
-use std::cell::RefCell;
-
 use roaring::RoaringBitmap;
 
 /// `SERIAL_COOKIE` of the roaring format: a serialization that has run containers.
@@ -24,8 +22,6 @@ const OFFSETS_FROM: usize = 4;
 const ARRAY_MAX: u32 = 4096;
 /// Bytes of a bitmap container.
 const BITMAP_BYTES: usize = 8192;
-/// Scratch bytes a thread keeps between decodes; a longer list's buffers are freed after it.
-const SCRATCH_KEEP: usize = 256 << 10;
 
 /// Gathers ascending numbers and runs into the portable serialization of their bitmap.
 pub(super) struct Build {
@@ -68,50 +64,22 @@ impl Default for Build {
     }
 }
 
-thread_local! {
-    static SCRATCH: RefCell<Build> = RefCell::new(Build::default());
-}
-
-/// Runs `fill` on this thread's (emptied) builder and returns the bitmap of what it pushed.
+/// The bitmap of what `fill` pushes into a new builder whose body has room for `body_bytes`
+/// (what the caller expects the containers to take: sized once, a long list's body is one
+/// allocation, not a doubling series that leaves freed pieces in the allocator's arenas).
 pub(super) fn build(
+    body_bytes: usize,
     fill: impl FnOnce(&mut Build) -> Result<(), String>,
 ) -> Result<RoaringBitmap, String> {
-    SCRATCH.with(|s| {
-        let mut b = s
-            .try_borrow_mut()
-            .map_err(|_| "postings decode re-entered".to_string())?;
-        // A decode that failed half-way left its numbers: `start` empties the builder.
-        b.start();
-        let out = fill(&mut b).and_then(|()| b.finish());
-        b.trim();
-        out
-    })
+    let mut b = Build {
+        body: Vec::with_capacity(body_bytes),
+        ..Build::default()
+    };
+    fill(&mut b)?;
+    b.finish()
 }
 
 impl Build {
-    fn start(&mut self) {
-        self.descs.clear();
-        self.runs_flags.clear();
-        self.sizes.clear();
-        self.body.clear();
-        self.words = None;
-        self.key = u32::MAX;
-        self.card = 0;
-        self.nruns = 0;
-    }
-
-    /// Frees buffers a long list grew, so an idle search thread holds little.
-    fn trim(&mut self) {
-        if self.body.capacity() > SCRATCH_KEEP {
-            self.body = Vec::new();
-        }
-        if self.descs.capacity() > SCRATCH_KEEP {
-            self.descs = Vec::new();
-            self.runs_flags = Vec::new();
-            self.sizes = Vec::new();
-        }
-    }
-
     /// Makes `key`'s container the open one, closing the one before.
     #[inline]
     fn open(&mut self, key: u32) {
@@ -406,20 +374,19 @@ mod tests {
                 list.push((first, last));
                 at = last;
             }
-            let got = build(|b| {
+            let got = build(0, |b| {
                 list.iter().for_each(|&(f, l)| b.push_run(f, l));
                 Ok(())
             }).unwrap();
             prop_assert_eq!(&got, &want);
             let nums: Vec<u32> = want.iter().collect();
-            let chunked = build(|b| {
+            let chunked = build(0, |b| {
                 nums.chunks(chunk).for_each(|c| b.push_sorted(c));
                 Ok(())
             }).unwrap();
             prop_assert_eq!(&chunked, &want);
             for by_runs in [true, false] {
                 let mut b = Build::default();
-                b.start();
                 if by_runs {
                     list.iter().for_each(|&(f, l)| b.push_run(f, l));
                 } else {
@@ -432,35 +399,18 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_fill_leaves_nothing_for_the_next() {
-        assert!(build(|b| {
-            b.push_run(5, 100_000);
-            Err("refused".into())
-        })
-        .is_err());
-        let got = build(|b| {
-            b.push_sorted(&[7]);
-            Ok(())
-        })
-        .unwrap();
-        assert_eq!(got.iter().collect::<Vec<_>>(), [7]);
-        assert_eq!(build(|_| Ok(())).unwrap(), RoaringBitmap::new());
-    }
-
-    #[test]
     fn a_dense_start_that_ends_small_is_an_array() {
         // 501 even numbers: dense enough at the start to be built as a bitmap, but an array's
         // worth (and more runs than an array's bytes) in the end.
         let nums: Vec<u32> = (0..=1000).step_by(2).chain([70_000]).collect();
         let mut b = Build::default();
-        b.start();
         b.push_sorted(&nums[..501]);
         assert!(b.words.is_some(), "built as a bitmap from its dense start");
         b.push_sorted(&nums[501..]);
         b.close();
         assert_eq!(b.sizes, [2 * 501, 2]);
         assert_eq!(b.runs_flags, [false, false]);
-        let got = build(|b| {
+        let got = build(0, |b| {
             b.push_sorted(&nums);
             Ok(())
         })
