@@ -4,10 +4,12 @@
 //! Three lists of 400,000 event numbers, each encoded in the layout the writer picks for it:
 //! a common word (gaps of 1–16, varint deltas), a word of one sourcetype's events (runs of 1–12
 //! consecutive events with gaps of 2–40, runs) and a sparser word (gaps of 100–400, deltas
-//! of two bytes or a roaring array). Throughput is in numbers decoded.
+//! of two bytes or a roaring array). Throughput is in numbers decoded. Also the common word's
+//! bitmap built from its numbers, as a hot bucket builds it, against the library's builder.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use lode_store::postings::{decode_entry, encode};
+use lode_store::postings::{bitmap_of_sorted, decode_entry, encode};
+use roaring::RoaringBitmap;
 
 /// Numbers per list.
 const LEN: usize = 400_000;
@@ -56,6 +58,21 @@ fn postings(c: &mut Criterion) {
             b.iter(|| decode_entry(&entry, 0).expect("decodes").len())
         });
     }
+    group.finish();
+    // A hot bucket's lists come as numbers from its term index, not as encoded entries.
+    let mut group = c.benchmark_group("postings from a sorted list");
+    group.throughput(Throughput::Elements(LEN as u64));
+    let (_, common) = &lists[0];
+    group.bench_function("bitmap_of_sorted", |b| {
+        b.iter(|| bitmap_of_sorted(common.iter().copied()).len())
+    });
+    group.bench_function("roaring from_sorted_iter", |b| {
+        b.iter(|| {
+            RoaringBitmap::from_sorted_iter(common.iter().copied())
+                .expect("sorted")
+                .len()
+        })
+    });
     group.finish();
 }
 

@@ -356,6 +356,32 @@ pub fn decode_data(kind: u8, data: &[u8]) -> Result<RoaringBitmap, String> {
     }
 }
 
+/// The bitmap of `list` (ascending; a number not above the one before is skipped), each
+/// container allocated once in its smallest form: what a hot bucket's term index hands a
+/// search (the library's `from_sorted_iter` grows arrays by doubling, one allocation each time).
+pub fn bitmap_of_sorted(list: impl Iterator<Item = u32>) -> RoaringBitmap {
+    let built = bitmap::build(0, |b| {
+        let mut chunk = [0u32; DELTAS_CHUNK];
+        let mut n = 0;
+        let mut last: Option<u32> = None;
+        for x in list {
+            if last.is_some_and(|l| x <= l) {
+                continue;
+            }
+            last = Some(x);
+            chunk[n] = x;
+            n += 1;
+            if n == DELTAS_CHUNK {
+                b.push_sorted(&chunk);
+                n = 0;
+            }
+        }
+        b.push_sorted(&chunk[..n]);
+        Ok(())
+    });
+    built.expect("a builder fed ascending numbers serializes a sound bitmap")
+}
+
 /// Appends the event numbers of the entry at `offset` of an uncompressed block to `out`,
 /// ascending, without building a bitmap: what a merge, which rewrites every list, reads.
 pub fn decode_entry_into(block: &[u8], offset: usize, out: &mut Vec<u32>) -> Result<(), String> {
@@ -587,6 +613,19 @@ mod tests {
         let mut entry = Vec::new();
         encode(&[5, 6], &mut entry, false);
         assert_eq!(entry, [KIND_DELTAS, 2, 5, 1]);
+    }
+
+    #[test]
+    fn bitmap_of_sorted_skips_what_does_not_ascend() {
+        let list = [3u32, 3, 4, 2, 9, 70_000, 70_000, 70_001];
+        let got = bitmap_of_sorted(list.into_iter());
+        assert_eq!(got.iter().collect::<Vec<_>>(), [3, 4, 9, 70_000, 70_001]);
+        let long: Vec<u32> = (0..5000).map(|i| i * 3).collect();
+        assert_eq!(
+            bitmap_of_sorted(long.iter().copied()),
+            long.iter().copied().collect::<RoaringBitmap>()
+        );
+        assert!(bitmap_of_sorted(std::iter::empty()).is_empty());
     }
 
     #[test]

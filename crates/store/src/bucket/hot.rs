@@ -533,7 +533,7 @@ impl HotBucket {
 
     fn bitmap(&self, list: impl Iterator<Item = u32>) -> RoaringBitmap {
         let n = self.n();
-        RoaringBitmap::from_sorted_iter(list.take_while(|&x| x < n)).unwrap_or_default()
+        crate::postings::bitmap_of_sorted(list.take_while(|&x| x < n))
     }
 }
 
