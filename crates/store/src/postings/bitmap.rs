@@ -2,13 +2,14 @@
 //! container allocated once at its final size and in its smallest form.
 //!
 //! The library's builders (`insert_range`, `from_sorted_iter`, `push`) look up the container of
-//! each number or run and grow arrays by doubling: decoding a common term's list that way cost
-//! 5–8 ns per number (`cargo bench -p lode-store --bench postings`), and was the largest item of
-//! the 10 GB service scenario's profile. Here the numbers are gathered as the runs of one
-//! 2^16-number container at a time; when the container is complete its form is chosen as the
-//! library's `optimize` would (runs, an array of up to 4096 numbers, or an 8 KiB bitmap,
-//! whichever is smallest) and written in the portable serialization, which the library then
-//! reads into containers of exactly that size.
+//! each number or run and grow arrays by doubling: decoding a term's list that way cost 5–10 ns
+//! per number (`cargo bench -p lode-store --bench postings`), and was the largest item of the
+//! 10 GB service scenario's profile. Here the numbers of one 2^16-number container are gathered
+//! at a time (as an array, or as bits once it holds more than an array's 4096 numbers or starts
+//! denser than that), counting its runs; when the container is complete its form is chosen as
+//! the library's `optimize` would (runs, an array, or an 8 KiB bitmap, whichever is smallest)
+//! and written in the portable serialization, which the library then reads into containers of
+//! exactly that size.
 
 use roaring::RoaringBitmap;
 
@@ -41,7 +42,8 @@ pub(super) struct Build {
     nruns: u32,
     /// Low 16 bits of the open container's largest number.
     last: u16,
-    /// The open container's bits, once it holds more than an array's numbers.
+    /// The open container's bits, once it holds more than an array's numbers (or from its
+    /// first numbers, when they come denser than that).
     words: Option<Box<[u64; 1024]>>,
     /// Where the open container's numbers start in `body` (while it is an array).
     open_at: usize,
