@@ -374,6 +374,20 @@ impl TermSource for CachedTerms<'_> {
         Ok(bits)
     }
 
+    /// From the decoded postings when the cache holds them; else walked by the reader against
+    /// `among`, without decoding (nor keeping) the term's bitmap: the term gets cached when a
+    /// search needs its whole list.
+    fn postings_among(
+        &self,
+        term: &[u8],
+        among: &RoaringBitmap,
+    ) -> Result<RoaringBitmap, StoreError> {
+        match self.cache.term(self.path, term) {
+            Some(bits) => Ok(&*bits & among),
+            None => self.reader.postings_among(term, among),
+        }
+    }
+
     fn union_prefixed(
         &self,
         prefix: &[u8],
@@ -778,6 +792,47 @@ mod tests {
                 "{w}"
             );
         }
+    }
+
+    #[test]
+    fn an_and_left_with_few_events_answers_from_cached_terms_or_walks() {
+        let dir = tempfile::tempdir().unwrap();
+        let (w, _) = IndexWriter::open(&dir.path().join("main"), IndexConfig::default()).unwrap();
+        let evs: Vec<Event> = (0..1000i64)
+            .map(|i| Event {
+                time: (1_000 + i) * 1_000_000,
+                raw: format!("event{i} common word{}", i % 7),
+                host: "h".into(),
+                source: "t.log".into(),
+                sourcetype: "t".into(),
+                index: "main".into(),
+                ..Event::default()
+            })
+            .collect();
+        w.append(&evs).unwrap();
+        w.roll().unwrap();
+        drop(w);
+        let path = list_buckets(&dir.path().join("main")).unwrap()[0]
+            .path
+            .clone();
+        let c = BucketCache::new(64 << 20);
+        let r = c.open_warm(&path).unwrap();
+        let t = |w: &str| TermQuery::Term(w.as_bytes().to_vec());
+        // `word0` cached, `common` and `word3` not: after `event700` one event is left, fewer
+        // than one in 64, so the later terms come from the cache or are walked by the reader.
+        c.eval(&path, &r, &t("word0")).unwrap();
+        for (words, want) in [
+            (&["event700", "word0", "common"][..], vec![700u32]),
+            (&["event700", "word3"], vec![]),
+            (&["event703", "word3", "common"], vec![703]),
+            (&["event703", "word0"], vec![]),
+        ] {
+            let q = TermQuery::And(words.iter().map(|w| t(w)).collect());
+            let got: Vec<u32> = c.eval(&path, &r, &q).unwrap().iter().collect();
+            assert_eq!(got, want, "{words:?}");
+        }
+        // Walking keeps nothing: only `word0` and the `event…` terms an And read whole.
+        assert_eq!(c.stats().term_entries, 3);
     }
 
     #[test]

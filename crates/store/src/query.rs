@@ -59,6 +59,17 @@ pub trait TermSource {
     /// Postings of `term` (empty when absent); shared, so that a cache can hand out what it
     /// holds without copying it.
     fn postings(&self, term: &[u8]) -> Result<Arc<RoaringBitmap>, StoreError>;
+    /// The members of `among` whose events have `term` (lowercased): `postings(term) & among`.
+    /// A source may find them without building the term's bitmap: a warm bucket walks the
+    /// term's entry against them (what [`eval`] asks for an `And`'s later terms once the
+    /// events left are fewer than one in [`WALK_BELOW`]).
+    fn postings_among(
+        &self,
+        term: &[u8],
+        among: &RoaringBitmap,
+    ) -> Result<RoaringBitmap, StoreError> {
+        Ok(&*self.postings(term)? & among)
+    }
     /// Unions into `out` the postings of every term starting with `prefix` for which `accept`
     /// returns true.
     fn union_prefixed(
@@ -68,6 +79,12 @@ pub trait TermSource {
         out: &mut RoaringBitmap,
     ) -> Result<(), StoreError>;
 }
+
+/// An `And` narrows by a later term through [`TermSource::postings_among`] when the events
+/// left are fewer than one in this many of the bucket's. With more, roaring's intersection a
+/// container at a time beats walking the term's list number by number (the count pushdown's
+/// measurement, `lode_search::scan::counted`).
+pub const WALK_BELOW: u64 = 64;
 
 /// Evaluates `q` against `src`.
 pub fn eval(src: &dyn TermSource, q: &TermQuery) -> Result<RoaringBitmap, StoreError> {
@@ -120,6 +137,16 @@ fn eval_depth(
         TermQuery::And(qs) => {
             let mut acc: Option<Arc<RoaringBitmap>> = None;
             for sub in qs {
+                if let (Some(a), TermQuery::Term(t)) = (&acc, sub) {
+                    if a.len().saturating_mul(WALK_BELOW) < u64::from(src.event_count()) {
+                        let next = src.postings_among(&lower(t), a)?;
+                        if next.is_empty() {
+                            return Ok(Arc::new(next));
+                        }
+                        acc = Some(Arc::new(next));
+                        continue;
+                    }
+                }
                 let b = eval_depth(src, sub, depth + 1)?;
                 let next = match acc {
                     None => b,

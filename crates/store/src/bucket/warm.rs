@@ -357,6 +357,22 @@ impl TermSource for WarmBucket {
         ))
     }
 
+    fn postings_among(
+        &self,
+        term: &[u8],
+        among: &RoaringBitmap,
+    ) -> Result<RoaringBitmap, StoreError> {
+        let Some(v) = self.lexicon()?.get(term, &mut LexScratch::default())? else {
+            return Ok(RoaringBitmap::new());
+        };
+        let cands: Vec<u32> = among.iter().collect();
+        let mut hits = Vec::new();
+        self.postings_hits(v, &mut BlockScratch::default(), &cands, &mut |j| {
+            hits.push(cands[j])
+        })?;
+        Ok(postings::bitmap_of_sorted(hits.into_iter()))
+    }
+
     fn union_prefixed(
         &self,
         prefix: &[u8],
