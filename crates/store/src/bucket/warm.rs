@@ -365,12 +365,13 @@ impl TermSource for WarmBucket {
         let Some(v) = self.lexicon()?.get(term, &mut LexScratch::default())? else {
             return Ok(RoaringBitmap::new());
         };
-        let cands: Vec<u32> = among.iter().collect();
-        let mut hits = Vec::new();
-        self.postings_hits(v, &mut BlockScratch::default(), &cands, &mut |j| {
-            hits.push(cands[j])
-        })?;
-        Ok(postings::bitmap_of_sorted(hits.into_iter()))
+        self.read_postings(v, &mut BlockScratch::default(), |at| match at {
+            PostingsAt::Inline(n) => Ok((
+                RoaringBitmap::from_iter(among.contains(n).then_some(n)),
+                Some(n),
+            )),
+            PostingsAt::Entry(block, offset) => postings::among_in_entry(block, offset, among),
+        })
     }
 
     fn union_prefixed(
