@@ -512,7 +512,8 @@ fn for_each_run(kind: u8, data: &[u8], mut f: impl FnMut(u32, u32)) -> Result<()
         }
         return Ok(());
     }
-    for_each_delta(data, |n| f(n, n))
+    let mut chunk = [0u32; DELTAS_CHUNK];
+    deltas_in_chunks(data, &mut chunk, |nums| nums.iter().for_each(|&n| f(n, n)))
 }
 
 /// The members of `among` that the entry at `offset` of an uncompressed block holds, and the
@@ -534,13 +535,6 @@ pub fn among_in_entry(
     let mut hits = Vec::new();
     let max = hits_in_entry(block, offset, &cands, |j| hits.push(cands[j]))?;
     Ok((bitmap_of_sorted(hits.into_iter()), max))
-}
-
-/// Calls `f(n)` for each number of [`KIND_DELTAS`] entry data, ascending; checks that they
-/// ascend strictly and stay within u32.
-fn for_each_delta(data: &[u8], mut f: impl FnMut(u32)) -> Result<(), String> {
-    let mut chunk = [0u32; DELTAS_CHUNK];
-    deltas_in_chunks(data, &mut chunk, |nums| nums.iter().for_each(|&n| f(n)))
 }
 
 /// Numbers decoded before they are handed on: a tight loop fills a buffer on the stack, and

@@ -137,34 +137,36 @@ fn eval_depth(
         TermQuery::And(qs) => {
             let mut acc: Option<Arc<RoaringBitmap>> = None;
             for sub in qs {
-                if let (Some(a), TermQuery::Term(t)) = (&acc, sub) {
-                    if a.len().saturating_mul(WALK_BELOW) < u64::from(src.event_count()) {
-                        let next = src.postings_among(&lower(t), a)?;
-                        if next.is_empty() {
-                            return Ok(Arc::new(next));
-                        }
-                        acc = Some(Arc::new(next));
-                        continue;
+                // Few events left: narrow by a term without building its bitmap.
+                let walked = match (&acc, sub) {
+                    (Some(a), TermQuery::Term(t))
+                        if a.len().saturating_mul(WALK_BELOW) < u64::from(src.event_count()) =>
+                    {
+                        Some(src.postings_among(&lower(t), a)?)
                     }
-                }
-                let b = eval_depth(src, sub, depth + 1)?;
-                let next = match acc {
-                    None => b,
+                    _ => None,
+                };
+                let next = match (walked, acc) {
+                    (Some(w), _) => Arc::new(w),
+                    (None, None) => eval_depth(src, sub, depth + 1)?,
                     // Intersect in place into whichever side is this query's own, else into a
                     // new bitmap: a shared (cached) one is never copied just to be narrowed.
-                    Some(a) => Arc::new(match Arc::try_unwrap(a) {
-                        Ok(mut a) => {
-                            a &= &*b;
-                            a
-                        }
-                        Err(a) => match Arc::try_unwrap(b) {
-                            Ok(mut b) => {
-                                b &= &*a;
-                                b
+                    (None, Some(a)) => {
+                        let b = eval_depth(src, sub, depth + 1)?;
+                        Arc::new(match Arc::try_unwrap(a) {
+                            Ok(mut a) => {
+                                a &= &*b;
+                                a
                             }
-                            Err(b) => &*a & &*b,
-                        },
-                    }),
+                            Err(a) => match Arc::try_unwrap(b) {
+                                Ok(mut b) => {
+                                    b &= &*a;
+                                    b
+                                }
+                                Err(b) => &*a & &*b,
+                            },
+                        })
+                    }
                 };
                 if next.is_empty() {
                     return Ok(next);
