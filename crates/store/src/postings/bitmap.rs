@@ -125,13 +125,10 @@ impl Build {
                 }
             }
             self.card += n as u32;
+            if self.words.is_none() && self.card > ARRAY_MAX {
+                self.array_into_words();
+            }
             if let Some(words) = &mut self.words {
-                for &x in these {
-                    let low = (x & 0xffff) as usize;
-                    words[low / 64] |= 1 << (low % 64);
-                }
-            } else if self.card > ARRAY_MAX {
-                let words = self.array_into_words();
                 for &x in these {
                     let low = (x & 0xffff) as usize;
                     words[low / 64] |= 1 << (low % 64);
@@ -158,10 +155,11 @@ impl Build {
             self.nruns += u32::from(!joins);
             self.last = hi;
             self.card += u32::from(hi - lo) + 1;
+            if self.words.is_none() && self.card > ARRAY_MAX {
+                self.array_into_words();
+            }
             if let Some(words) = &mut self.words {
                 set_bits(words, usize::from(lo), usize::from(hi));
-            } else if self.card > ARRAY_MAX {
-                set_bits(self.array_into_words(), usize::from(lo), usize::from(hi));
             } else {
                 let at = self.body.len();
                 self.body.resize(at + 2 * usize::from(hi - lo) + 2, 0);
@@ -177,14 +175,13 @@ impl Build {
     }
 
     /// Turns the open container's array (at the end of `body`) into bits.
-    fn array_into_words(&mut self) -> &mut [u64; 1024] {
+    fn array_into_words(&mut self) {
         let words = self.words.insert(Box::new([0; 1024]));
         for v in self.body[self.open_at..].chunks_exact(2) {
             let low = usize::from(u16::from_le_bytes([v[0], v[1]]));
             words[low / 64] |= 1 << (low % 64);
         }
         self.body.truncate(self.open_at);
-        words
     }
 
     /// Writes the open container, if any, in its smallest form: runs when those are smaller
