@@ -32,6 +32,7 @@ fn reading_a_few_events_decodes_only_their_blocks() {
     let cols = b.columns_file();
     assert_eq!(cols.head().blocks.len(), 3);
     assert_eq!(cols.blocks_decoded(), 0, "opening decodes no block");
+    assert_eq!(cols.blocks_kept(), 0, "opening keeps nothing per block");
     let per = COLUMNS_BLOCK_EVENTS;
     // Two events of the last block, one of the first: blocks 2 and 0, never block 1.
     let ids = [5, 2 * per + 3, 2 * per + 1400];
@@ -60,12 +61,18 @@ fn reading_a_few_events_decodes_only_their_blocks() {
     assert_eq!(time(2 * per + 3), event(2 * per as u64 + 3).time);
     assert_eq!(cols.blocks_decoded(), 5);
     assert_eq!(cols.kept_bytes(), 0);
+    assert_eq!(
+        cols.blocks_kept(),
+        0,
+        "nothing is kept of a block for one event"
+    );
     // ... a second event of the block decodes its time column, once, kept at 8 bytes per event
     // (what a reader cache charges)...
     assert_eq!(time(2 * per + 4), event(2 * per as u64 + 4).time);
     assert_eq!(time(2 * per + 5), event(2 * per as u64 + 5).time);
     assert_eq!(cols.blocks_decoded(), 6);
     assert_eq!(cols.kept_bytes(), 8 * 1500);
+    assert_eq!(cols.blocks_kept(), 1);
     // ... and ids with times once more (the times are kept from that pass)...
     let f = b.indexed(2 * per + 5).unwrap();
     assert_eq!(f.time, event(2 * per as u64 + 5).time);

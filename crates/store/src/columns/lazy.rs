@@ -44,10 +44,16 @@ const RECENT_BLOCKS: usize = 16;
 /// [`ColumnsFile::touched`]: more than one event of the block was asked.
 const MANY: u32 = u32::MAX;
 
-/// The light columns of one block (see [`ColumnsFile::light`]).
+/// What the reader keeps of one block, each part decoded on first use; a failure is kept and
+/// reported on every use.
 #[derive(Default)]
-struct Light {
+struct Kept {
+    /// The whole block (events numbered from the block's first, no dictionaries).
+    whole: OnceLock<Result<Columns, StoreError>>,
+    /// Its `_time` column alone, when the block is not decoded whole: sparse searches order
+    /// candidates by it without decoding the other columns.
     times: OnceLock<Result<Vec<i64>, StoreError>>,
+    /// Its host, source and sourcetype id columns alone, for counting candidates.
     ids: OnceLock<Result<IdColumns, StoreError>>,
 }
 
@@ -59,13 +65,11 @@ pub struct ColumnsFile {
     /// Bytes of block area (the body before the head).
     blocks_len: u64,
     head: Head,
-    /// Each block, decoded on first use (events numbered from the block's first, no
-    /// dictionaries); a failure is kept and reported on every use.
-    blocks: Vec<OnceLock<Result<Columns, StoreError>>>,
-    /// Each block's `_time` and id columns alone, decoded on first use by [`ColumnsFile::time`]
-    /// and [`ColumnsFile::indexed`] when the block is not decoded whole: sparse searches order
-    /// and count candidates from them without decoding the other columns.
-    light: Vec<Light>,
+    /// What is kept of each block, allocated on the block's first use: a search opens a
+    /// bucket to read a few of its thousands of blocks, and a ~500-byte [`Kept`] made for
+    /// every block at open was most of opening a 10 GB corpus's buckets (super-sparse
+    /// `head 100`).
+    kept_blocks: Vec<OnceLock<Box<Kept>>>,
     /// Which events of each block were asked of [`ColumnsFile::time`] or
     /// [`ColumnsFile::indexed`]: 0 none, `pos + 1` only that one, [`MANY`] more. One event is
     /// answered by walking the block without keeping anything; a second one decodes the
@@ -120,8 +124,7 @@ impl ColumnsFile {
             path: path.to_path_buf(),
             file,
             blocks_len,
-            blocks: head.blocks.iter().map(|_| OnceLock::new()).collect(),
-            light: head.blocks.iter().map(|_| Light::default()).collect(),
+            kept_blocks: head.blocks.iter().map(|_| OnceLock::new()).collect(),
             touched: head.blocks.iter().map(|_| AtomicU32::new(0)).collect(),
             recent: Mutex::new(VecDeque::new()),
             recent_blocks: Mutex::new(VecDeque::new()),
@@ -141,6 +144,15 @@ impl ColumnsFile {
     /// and once more if the whole file is decoded).
     pub fn blocks_decoded(&self) -> u64 {
         self.decoded.load(Ordering::Relaxed)
+    }
+
+    /// Number of blocks something is kept of (whole, or their light columns), for tests and
+    /// diagnostics: opening keeps nothing per block.
+    pub fn blocks_kept(&self) -> usize {
+        self.kept_blocks
+            .iter()
+            .filter(|k| k.get().is_some())
+            .count()
     }
 
     /// Bytes of the recently decompressed block bodies and recently read whole blocks held
@@ -204,12 +216,7 @@ impl ColumnsFile {
 
     /// Decoded block `i` (events from `head().blocks[i].first`), decoding it on first use.
     pub fn block(&self, i: usize) -> Result<&Columns, StoreError> {
-        let Some(cell) = self.blocks.get(i) else {
-            return Err(StoreError::corrupt(
-                &self.path,
-                format!("no columns block {i}"),
-            ));
-        };
+        let cell = &self.kept_of(i)?.whole;
         let load = || -> Result<Columns, StoreError> {
             let mut cols = Columns::new();
             self.decode_block(i, &mut cols)?;
@@ -254,7 +261,7 @@ impl ColumnsFile {
             return Ok(cols.times[i]);
         }
         let (b, i) = self.block_of(n);
-        if let Some(Ok(times)) = self.light_of(b)?.times.get() {
+        if let Some(Ok(times)) = self.kept_if(b).and_then(|k| k.times.get()) {
             return Ok(times[i]);
         }
         if self.only_event(b, i) {
@@ -275,8 +282,8 @@ impl ColumnsFile {
             });
         }
         let (b, i) = self.block_of(n);
-        let light = self.light_of(b)?;
-        if light.ids.get().is_none() && self.only_event(b, i) {
+        let ids_kept = self.kept_if(b).is_some_and(|k| k.ids.get().is_some());
+        if !ids_kept && self.only_event(b, i) {
             let (time, [host, source, sourcetype]) = self.peek(b, i, true)?;
             return Ok(IndexedFields {
                 time,
@@ -303,7 +310,7 @@ impl ColumnsFile {
             return Ok(Some((full, n)));
         }
         let (b, i) = self.block_of(n as u32);
-        match self.blocks.get(b).and_then(OnceLock::get) {
+        match self.kept_if(b).and_then(|k| k.whole.get()) {
             Some(Ok(cols)) => Ok(Some((cols, i))),
             _ => Ok(None),
         }
@@ -431,32 +438,32 @@ impl ColumnsFile {
     }
 
     fn light_times(&self, b: usize) -> Result<&[i64], StoreError> {
-        let light = self.light_of(b)?;
+        let kept = self.kept_of(b)?;
         let load = || {
             let times = self.decode_light(b, None)?;
             self.keep(times.capacity() * 8);
             Ok(times)
         };
-        match light.times.get_or_init(load) {
+        match kept.times.get_or_init(load) {
             Ok(t) => Ok(t),
             Err(e) => Err(e.duplicate()),
         }
     }
 
     fn light_ids(&self, b: usize) -> Result<&IdColumns, StoreError> {
-        let light = self.light_of(b)?;
+        let kept = self.kept_of(b)?;
         let load = || {
             let mut ids = IdColumns::default();
             let times = self.decode_light(b, Some(&mut ids))?;
             // The pass read the times too: keep them unless another thread already did.
             let bytes = times.capacity() * 8;
-            if light.times.set(Ok(times)).is_ok() {
+            if kept.times.set(Ok(times)).is_ok() {
                 self.keep(bytes);
             }
             self.keep(ids.iter().map(|c| c.capacity() * 4).sum());
             Ok(ids)
         };
-        match light.ids.get_or_init(load) {
+        match kept.ids.get_or_init(load) {
             Ok(t) => Ok(t),
             Err(e) => Err(e.duplicate()),
         }
@@ -465,7 +472,7 @@ impl ColumnsFile {
     /// `_time` of every event of block `b`: from decoded columns if there are, else its time
     /// column alone (decoded once, and kept).
     pub fn block_times(&self, b: usize) -> Result<&[i64], StoreError> {
-        let light = self.light_of(b)?;
+        self.check_block(b)?;
         let per = self.head.block_events as usize;
         let count = self.head.blocks[b].count as usize;
         if let Some(Ok(full)) = self.full.get() {
@@ -475,11 +482,13 @@ impl ColumnsFile {
                 .get(first..first + count)
                 .ok_or_else(|| StoreError::corrupt(&self.path, format!("no columns block {b}")));
         }
-        if let Some(Some(Ok(cols))) = self.blocks.get(b).map(OnceLock::get) {
-            return Ok(&cols.times);
-        }
-        if let Some(t) = light.times.get() {
-            return t.as_ref().map(Vec::as_slice).map_err(StoreError::duplicate);
+        if let Some(kept) = self.kept_if(b) {
+            if let Some(Ok(cols)) = kept.whole.get() {
+                return Ok(&cols.times);
+            }
+            if let Some(t) = kept.times.get() {
+                return t.as_ref().map(Vec::as_slice).map_err(StoreError::duplicate);
+            }
         }
         // Many events of the block are asked: later per-event lookups of its ids decode the
         // id columns once rather than walking the block for a first one.
@@ -494,10 +503,30 @@ impl ColumnsFile {
         self.kept.fetch_add(bytes as u64, Ordering::Relaxed);
     }
 
-    fn light_of(&self, b: usize) -> Result<&Light, StoreError> {
-        self.light
+    /// What is kept of block `b`, made on first use. Its ~500 bytes are not charged: each
+    /// caller keeps at least the block's times (8 bytes per event) in it.
+    fn kept_of(&self, b: usize) -> Result<&Kept, StoreError> {
+        self.check_block(b)?;
+        Ok(self.kept_blocks[b].get_or_init(Box::default))
+    }
+
+    /// What is kept of block `b`, if it was used before (nothing is made).
+    fn kept_if(&self, b: usize) -> Option<&Kept> {
+        self.kept_blocks
             .get(b)
-            .ok_or_else(|| StoreError::corrupt(&self.path, format!("no columns block {b}")))
+            .and_then(OnceLock::get)
+            .map(|k| &**k)
+    }
+
+    /// Fails unless block `b` exists.
+    fn check_block(&self, b: usize) -> Result<(), StoreError> {
+        if b < self.kept_blocks.len() {
+            return Ok(());
+        }
+        Err(StoreError::corrupt(
+            &self.path,
+            format!("no columns block {b}"),
+        ))
     }
 
     /// Index-time fields of event `n` into `out` (cleared first), decoding at most its block.
