@@ -12,8 +12,14 @@ use lode_store::{
     fsck, list_buckets, BucketRead, IndexConfig, IndexWriter, StoreError, WarmBucket,
 };
 
+/// Events in the third, partial block of the test bucket.
+const TAIL: u32 = 700;
+const _: () = assert!(
+    TAIL < COLUMNS_BLOCK_EVENTS,
+    "the third block must be partial"
+);
 /// Events in the test bucket: two full blocks and part of a third.
-const EVENTS: u64 = 2 * COLUMNS_BLOCK_EVENTS as u64 + 1500;
+const EVENTS: u64 = 2 * COLUMNS_BLOCK_EVENTS as u64 + TAIL as u64;
 
 fn warm_bucket(dir: &Path) -> PathBuf {
     let (w, _) = IndexWriter::open(dir, IndexConfig::default()).unwrap();
@@ -35,7 +41,7 @@ fn reading_a_few_events_decodes_only_their_blocks() {
     assert_eq!(cols.blocks_kept(), 0, "opening keeps nothing per block");
     let per = COLUMNS_BLOCK_EVENTS;
     // Two events of the last block, one of the first: blocks 2 and 0, never block 1.
-    let ids = [5, 2 * per + 3, 2 * per + 1400];
+    let ids = [5, 2 * per + 3, 2 * per + TAIL - 100];
     let mut got = Vec::new();
     b.read_events(&mut ids.iter().copied(), &mut |v| {
         got.push(owned(&v));
@@ -71,7 +77,7 @@ fn reading_a_few_events_decodes_only_their_blocks() {
     assert_eq!(time(2 * per + 4), event(2 * per as u64 + 4).time);
     assert_eq!(time(2 * per + 5), event(2 * per as u64 + 5).time);
     assert_eq!(cols.blocks_decoded(), 6);
-    assert_eq!(cols.kept_bytes(), 8 * 1500);
+    assert_eq!(cols.kept_bytes(), 8 * TAIL as u64);
     assert_eq!(cols.blocks_kept(), 1);
     // ... and ids with times once more (the times are kept from that pass)...
     let f = b.indexed(2 * per + 5).unwrap();
@@ -87,7 +93,7 @@ fn reading_a_few_events_decodes_only_their_blocks() {
     assert_eq!(cols.blocks_decoded(), 7);
     assert_eq!(
         cols.kept_bytes(),
-        8 * 1500 + 3 * 4 * 1500,
+        8 * TAIL as u64 + 3 * 4 * TAIL as u64,
         "times, then host/source/sourcetype"
     );
     // ... while reading events decodes block 0's one event again (the light columns do not
@@ -101,7 +107,10 @@ fn reading_a_few_events_decodes_only_their_blocks() {
     assert_eq!(cols.blocks_decoded(), 11);
     let whole = b.columns().unwrap().heap_bytes();
     assert!(whole > 8 * EVENTS, "{whole}");
-    assert_eq!(cols.kept_bytes(), 8 * 1500 + 3 * 4 * 1500 + whole);
+    assert_eq!(
+        cols.kept_bytes(),
+        8 * TAIL as u64 + 3 * 4 * TAIL as u64 + whole
+    );
     assert_eq!(b.time(per + 1).unwrap(), event(per as u64 + 1).time);
     assert_eq!(b.indexed(per + 1).unwrap().time, event(per as u64 + 1).time);
     assert_eq!(cols.blocks_decoded(), 11);

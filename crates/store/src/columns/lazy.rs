@@ -23,7 +23,8 @@ use crate::footer::open_checked;
 /// every candidate of a bucket (a walk per block) before it reads them (the same blocks again,
 /// in the same order, so fewer entries than candidate blocks would all miss).
 const RECENT_BODIES: usize = 48;
-/// And at most this many bytes (a block body is ~50 KB).
+/// And at most this many bytes (a block body is ~15–25 KB; ~50–100 KB in files written with
+/// 4096-event blocks).
 const RECENT_BODY_BYTES: usize = 2 << 20;
 
 /// Block `b`'s entry of a recently-used list (oldest first), moved to the end as the most
@@ -38,7 +39,7 @@ fn touch_recent<T: ?Sized>(list: &Mutex<VecDeque<(usize, Arc<T>)>>, b: usize) ->
 }
 
 /// At most this many whole blocks in [`ColumnsFile::recent_blocks`] (~60 bytes an event:
-/// about 4 MB).
+/// about 1 MB of 1024-event blocks, 4 MB of 4096-event ones).
 const RECENT_BLOCKS: usize = 16;
 
 /// [`ColumnsFile::touched`]: more than one event of the block was asked.
