@@ -1,6 +1,7 @@
-//! Column blocks of a warm bucket: reading a few events decodes only their blocks, blocks that
-//! start in the middle of a journal slice read back exactly, damage in one block is a Corrupt
-//! error naming `columns.dat` (and fsck finds it), and an unknown layout version is refused.
+//! Column blocks of a warm bucket: reading a few events decodes only their blocks, the blocks
+//! read whole lately are bounded by events, blocks that start in the middle of a journal slice
+//! read back exactly, damage in one block is a Corrupt error naming `columns.dat` (and fsck
+//! finds it), and an unknown layout version is refused.
 
 mod common;
 
@@ -207,4 +208,32 @@ fn an_unknown_layout_version_is_refused() {
         }
         other => panic!("{:?}", other.err()),
     }
+}
+
+#[test]
+fn recently_read_blocks_are_bounded_by_events() {
+    // Two events of each of 70 blocks: each block is read whole and kept among the recent
+    // ones, which hold 64 Ki events' worth (64 blocks of 1024 events).
+    let dir = tempfile::tempdir().unwrap();
+    let per = COLUMNS_BLOCK_EVENTS;
+    let blocks = 64 * 1024 / per + 6;
+    let (w, _) = IndexWriter::open(dir.path(), IndexConfig::default()).unwrap();
+    let events: Vec<_> = (0..(blocks * per) as u64).map(event).collect();
+    for chunk in events.chunks(4096) {
+        w.append(chunk).unwrap();
+    }
+    w.close().unwrap();
+    let b = WarmBucket::open(&list_buckets(dir.path()).unwrap()[0].path).unwrap();
+    let ids: Vec<u32> = (0..blocks).flat_map(|k| [k * per, k * per + 1]).collect();
+    let mut got = 0u32;
+    b.read_events(&mut ids.iter().copied(), &mut |v| {
+        assert_eq!(owned(&v), event(ids[got as usize] as u64));
+        got += 1;
+        true
+    })
+    .unwrap();
+    assert_eq!(got as usize, ids.len());
+    let cols = b.columns_file();
+    assert_eq!(cols.blocks_decoded(), blocks as u64, "each block once");
+    assert_eq!(cols.recent_blocks_held(), (64 * 1024 / per) as usize);
 }

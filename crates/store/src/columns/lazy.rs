@@ -158,6 +158,13 @@ impl ColumnsFile {
             .count()
     }
 
+    /// Number of recently read whole blocks held (at most 64 Ki events' worth), for tests and
+    /// diagnostics.
+    pub fn recent_blocks_held(&self) -> usize {
+        let blocks = self.recent_blocks.lock().unwrap_or_else(|p| p.into_inner());
+        blocks.len()
+    }
+
     /// Bytes of the recently decompressed block bodies and recently read whole blocks held
     /// (at most ~6 MiB), for memory accounting.
     pub fn recent_bytes(&self) -> u64 {
