@@ -23,8 +23,13 @@ const _: () = assert!(
 const EVENTS: u64 = 2 * COLUMNS_BLOCK_EVENTS as u64 + TAIL as u64;
 
 fn warm_bucket(dir: &Path) -> PathBuf {
+    warm_bucket_of(dir, EVENTS)
+}
+
+/// A warm bucket of `n` test events in `dir`.
+fn warm_bucket_of(dir: &Path, n: u64) -> PathBuf {
     let (w, _) = IndexWriter::open(dir, IndexConfig::default()).unwrap();
-    let events: Vec<_> = (0..EVENTS).map(event).collect();
+    let events: Vec<_> = (0..n).map(event).collect();
     for chunk in events.chunks(1000) {
         w.append(chunk).unwrap();
     }
@@ -217,13 +222,7 @@ fn recently_read_blocks_are_bounded_by_events() {
     let dir = tempfile::tempdir().unwrap();
     let per = COLUMNS_BLOCK_EVENTS;
     let blocks = 64 * 1024 / per + 6;
-    let (w, _) = IndexWriter::open(dir.path(), IndexConfig::default()).unwrap();
-    let events: Vec<_> = (0..(blocks * per) as u64).map(event).collect();
-    for chunk in events.chunks(4096) {
-        w.append(chunk).unwrap();
-    }
-    w.close().unwrap();
-    let b = WarmBucket::open(&list_buckets(dir.path()).unwrap()[0].path).unwrap();
+    let b = WarmBucket::open(&warm_bucket_of(dir.path(), (blocks * per) as u64)).unwrap();
     let ids: Vec<u32> = (0..blocks).flat_map(|k| [k * per, k * per + 1]).collect();
     let mut got = 0u32;
     b.read_events(&mut ids.iter().copied(), &mut |v| {
