@@ -163,6 +163,11 @@ pub const LEXICON_BLOCK_BYTES: usize = 16 * 1024;
 /// flagged count as more blocks than the index can hold (`count * 24` overflows) and refuses
 /// the file ("block count out of range") instead of misreading the escape as a pointer delta.
 pub const SHARED_ENTRIES_FLAG: u64 = 1 << 62;
+/// Bit set in the block count of a lexicon's index when its postings may hold *chunked
+/// entries* (postings kind 3, docs/format/lexicon.md). Every lexicon written now sets it; a
+/// binary from before reads the flagged count as more blocks than the index can hold and
+/// refuses the bucket ("block count out of range") instead of calling its postings damaged.
+pub const CHUNKED_ENTRIES_FLAG: u64 = 1 << 61;
 /// Smallest postings entry, in bytes (kind, length and data), that the terms writer looks for
 /// an earlier identical entry to share. Terms that always occur together (the tokens of one
 /// user-agent string, the JSON keys of one template) have byte-identical entries: on a 3.2M-event

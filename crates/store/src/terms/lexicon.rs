@@ -29,7 +29,9 @@ use xxhash_rust::xxh3::xxh3_64;
 use crate::bucket::build::SliceSink;
 use crate::bucket::journal::{decode_slices, encode_slices, read_slice, JournalSink, SliceEntry};
 use crate::codec::{put_varint, Reader};
-use crate::consts::{magic, INDEX_LEVEL, LEXICON_BLOCK_BYTES, SHARED_ENTRIES_FLAG};
+use crate::consts::{
+    magic, CHUNKED_ENTRIES_FLAG, INDEX_LEVEL, LEXICON_BLOCK_BYTES, SHARED_ENTRIES_FLAG,
+};
 use crate::error::{IoContext, StoreError};
 use crate::footer::open_checked;
 
@@ -162,7 +164,7 @@ impl LexiconWriter {
         let mut index = Vec::new();
         encode_slices(&self.sink.slices, &mut index);
         if self.shared_layout {
-            let count = self.sink.slices.len() as u64 | SHARED_ENTRIES_FLAG;
+            let count = self.sink.slices.len() as u64 | SHARED_ENTRIES_FLAG | CHUNKED_ENTRIES_FLAG;
             index[..8].copy_from_slice(&count.to_le_bytes());
         }
         index.extend_from_slice(&self.firsts);
@@ -270,7 +272,7 @@ impl Lexicon {
         let mut r = Reader::new(&index);
         let count = r.u64().map_err(bad)?;
         let shared_layout = count & SHARED_ENTRIES_FLAG != 0;
-        let n = count & !SHARED_ENTRIES_FLAG;
+        let n = count & !(SHARED_ENTRIES_FLAG | CHUNKED_ENTRIES_FLAG);
         // The table as `decode_slices` reads it: the plain count.
         index[..8].copy_from_slice(&n.to_le_bytes());
         let table_len = n
@@ -574,6 +576,7 @@ mod tests {
         assert_eq!(all(&lex, b""), plain(&puts).into_iter().collect::<Vec<_>>());
         // An older binary reads the flagged block count as a table beyond any index.
         const { assert!(SHARED_ENTRIES_FLAG.checked_mul(24).is_none()) };
+        const { assert!(CHUNKED_ENTRIES_FLAG.checked_mul(24).is_none()) };
     }
 
     /// A lexicon of one block whose bytes are `block` and whose first term is `first`.
