@@ -70,6 +70,17 @@ pub trait TermSource {
     ) -> Result<RoaringBitmap, StoreError> {
         Ok(&*self.postings(term)? & among)
     }
+    /// The postings of `term` inside `window`: `postings(term) & window.mask()`. A warm bucket
+    /// builds only the window's containers, without keeping (or caching) the rest.
+    fn postings_in(&self, term: &[u8], window: &Window) -> Result<Arc<RoaringBitmap>, StoreError> {
+        Ok(Arc::new(&*self.postings(term)? & window.mask()))
+    }
+    /// A cheap estimate of what reading `term`'s postings costs, to evaluate an `And`'s terms
+    /// cheapest first: a warm bucket gives the bytes of the term's postings entry (1 for a
+    /// single event, 0 when absent). `None`: no estimate (the query's order is kept).
+    fn cost_hint(&self, _term: &[u8]) -> Result<Option<u64>, StoreError> {
+        Ok(None)
+    }
     /// Unions into `out` the postings of every term starting with `prefix` for which `accept`
     /// returns true.
     fn union_prefixed(
@@ -86,6 +97,53 @@ pub trait TermSource {
 /// measurement, `lode_search::scan::counted`).
 pub const WALK_BELOW: u64 = 64;
 
+/// A part of a bucket's event numbers made of whole 2^16-number roaring containers: what a
+/// newest-first read evaluates a query over first, when the newest events of a bucket lie in a
+/// few of its containers (see `lode_search::scan::candidates`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Window {
+    /// Container keys (event number `>> 16`), ascending, without repeats.
+    keys: Vec<u16>,
+    /// Every number of those containers below the event count.
+    mask: RoaringBitmap,
+}
+
+impl Window {
+    /// The window of containers `keys` (any order, repeats allowed) of a bucket of `count`
+    /// events; keys at or past the count are dropped.
+    pub fn new(mut keys: Vec<u16>, count: u32) -> Window {
+        keys.sort_unstable();
+        keys.dedup();
+        keys.retain(|&k| u64::from(k) << 16 < u64::from(count));
+        let mut mask = RoaringBitmap::new();
+        for &k in &keys {
+            let lo = u32::from(k) << 16;
+            mask.insert_range(lo..lo.saturating_add(1 << 16).min(count));
+        }
+        Window { keys, mask }
+    }
+
+    /// Container keys, ascending.
+    pub fn keys(&self) -> &[u16] {
+        &self.keys
+    }
+
+    /// Every event number of the window.
+    pub fn mask(&self) -> &RoaringBitmap {
+        &self.mask
+    }
+
+    /// Whether event number `n` lies in the window.
+    pub fn contains(&self, n: u32) -> bool {
+        self.keys.binary_search(&((n >> 16) as u16)).is_ok() && self.mask.contains(n)
+    }
+
+    /// Number of events in the window.
+    pub fn events(&self) -> u64 {
+        self.mask.len()
+    }
+}
+
 /// Evaluates `q` against `src`.
 pub fn eval(src: &dyn TermSource, q: &TermQuery) -> Result<RoaringBitmap, StoreError> {
     Ok(Arc::unwrap_or_clone(eval_shared(src, q)?))
@@ -94,7 +152,18 @@ pub fn eval(src: &dyn TermSource, q: &TermQuery) -> Result<RoaringBitmap, StoreE
 /// [`eval`], without copying a bitmap `src` shares (a one-term query's cached postings are
 /// given as they are).
 pub fn eval_shared(src: &dyn TermSource, q: &TermQuery) -> Result<Arc<RoaringBitmap>, StoreError> {
-    eval_depth(src, q, 0)
+    eval_depth(src, q, 0, None)
+}
+
+/// The events of `window` that match `q`: `eval(src, q) & window.mask()`, with every term's
+/// postings taken through [`TermSource::postings_in`] (`All` and `Not` are bounded by the
+/// window). Prefix and glob terms are evaluated whole, then cut.
+pub fn eval_in(
+    src: &dyn TermSource,
+    q: &TermQuery,
+    window: &Window,
+) -> Result<Arc<RoaringBitmap>, StoreError> {
+    eval_depth(src, q, 0, Some(window))
 }
 
 fn lower(b: &[u8]) -> Vec<u8> {
@@ -105,54 +174,80 @@ fn eval_depth(
     src: &dyn TermSource,
     q: &TermQuery,
     depth: usize,
+    window: Option<&Window>,
 ) -> Result<Arc<RoaringBitmap>, StoreError> {
     if depth > MAX_QUERY_DEPTH {
         return Err(StoreError::Limit(format!(
             "term query nested deeper than {MAX_QUERY_DEPTH}"
         )));
     }
-    let all = || {
-        let mut b = RoaringBitmap::new();
-        b.insert_range(0..src.event_count());
-        b
+    let all = || match window {
+        Some(w) => w.mask().clone(),
+        None => {
+            let mut b = RoaringBitmap::new();
+            b.insert_range(0..src.event_count());
+            b
+        }
+    };
+    // The events the query ranges over (the walk rule below compares with them).
+    let span = window.map_or(u64::from(src.event_count()), Window::events);
+    let term = |t: &[u8]| match window {
+        Some(w) => src.postings_in(t, w),
+        None => src.postings(t),
+    };
+    let cut = |mut out: RoaringBitmap| {
+        if let Some(w) = window {
+            out &= w.mask();
+        }
+        Arc::new(out)
     };
     Ok(match q {
         TermQuery::All => Arc::new(all()),
-        TermQuery::Term(t) => src.postings(&lower(t))?,
+        TermQuery::Term(t) => term(&lower(t))?,
         TermQuery::Prefix(p) => {
             let mut out = RoaringBitmap::new();
             src.union_prefixed(&lower(p), &mut |_| true, &mut out)?;
-            Arc::new(out)
+            cut(out)
         }
         TermQuery::Glob(g) => {
             let g = lower(g);
             let lit = g.iter().position(|&b| b == b'*').unwrap_or(g.len());
             if lit == g.len() {
-                return src.postings(&g);
+                return term(&g);
             }
             let mut out = RoaringBitmap::new();
             src.union_prefixed(&g[..lit], &mut |t| glob_match(&g, t), &mut out)?;
-            Arc::new(out)
+            cut(out)
         }
         TermQuery::And(qs) => {
+            // Terms cheapest first (then the rest in the query's order): the first decoded
+            // is the smallest, and the later ones are walked against it once few events are
+            // left (a common word typed first no longer decodes its whole list).
+            let mut order: Vec<(u64, usize)> = Vec::with_capacity(qs.len());
+            for (i, sub) in qs.iter().enumerate() {
+                let cost = match sub {
+                    TermQuery::Term(t) if qs.len() > 1 => src.cost_hint(&lower(t))?,
+                    _ => None,
+                };
+                order.push((cost.unwrap_or(u64::MAX), i));
+            }
+            order.sort_unstable();
             let mut acc: Option<Arc<RoaringBitmap>> = None;
-            for sub in qs {
+            for sub in order.iter().map(|&(_, i)| &qs[i]) {
                 // Few events left: narrow by a term without building its bitmap.
                 let walked = match (&acc, sub) {
-                    (Some(a), TermQuery::Term(t))
-                        if a.len().saturating_mul(WALK_BELOW) < u64::from(src.event_count()) =>
-                    {
+                    (Some(a), TermQuery::Term(t)) if a.len().saturating_mul(WALK_BELOW) < span => {
                         Some(src.postings_among(&lower(t), a)?)
                     }
                     _ => None,
                 };
                 let next = match (walked, acc) {
                     (Some(w), _) => Arc::new(w),
-                    (None, None) => eval_depth(src, sub, depth + 1)?,
+                    (None, None) => eval_depth(src, sub, depth + 1, window)?,
                     // Intersect in place into whichever side is this query's own, else into a
                     // new bitmap: a shared (cached) one is never copied just to be narrowed.
                     (None, Some(a)) => {
-                        let b = eval_depth(src, sub, depth + 1)?;
+                        let b = eval_depth(src, sub, depth + 1, window)?;
                         Arc::new(match Arc::try_unwrap(a) {
                             Ok(mut a) => {
                                 a &= &*b;
@@ -179,14 +274,14 @@ fn eval_depth(
             let mut acc = RoaringBitmap::new();
             for sub in qs {
                 // Move this query's own bitmaps' containers in; copy a shared one's.
-                match Arc::try_unwrap(eval_depth(src, sub, depth + 1)?) {
+                match Arc::try_unwrap(eval_depth(src, sub, depth + 1, window)?) {
                     Ok(own) => acc |= own,
                     Err(shared) => acc |= &*shared,
                 }
             }
             Arc::new(acc)
         }
-        TermQuery::Not(sub) => Arc::new(all() - &*eval_depth(src, sub, depth + 1)?),
+        TermQuery::Not(sub) => Arc::new(all() - &*eval_depth(src, sub, depth + 1, window)?),
     })
 }
 

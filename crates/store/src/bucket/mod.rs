@@ -73,6 +73,16 @@ pub trait BucketRead {
     fn eval_shared(&self, q: &TermQuery) -> Result<std::sync::Arc<RoaringBitmap>, StoreError> {
         self.eval(q).map(std::sync::Arc::new)
     }
+    /// The events of `window` that match `q`: [`BucketRead::eval_shared`] cut to the window.
+    /// Warm buckets build only the window's part of each term's postings
+    /// ([`crate::query::eval_in`]).
+    fn eval_in(
+        &self,
+        q: &TermQuery,
+        window: &crate::query::Window,
+    ) -> Result<std::sync::Arc<RoaringBitmap>, StoreError> {
+        Ok(std::sync::Arc::new(&*self.eval_shared(q)? & window.mask()))
+    }
     /// The postings of each of `terms`, in order: what [`BucketRead::eval`] of each as a
     /// [`TermQuery::Term`] gives. Warm buckets share their lexicon and postings blocks across
     /// the terms (pass them sorted), so many neighbouring terms (`host::…`) cost one read each.

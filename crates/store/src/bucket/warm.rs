@@ -2,10 +2,11 @@
 //! lexicon on first query; column blocks, postings blocks and journal slices read on demand with
 //! positioned reads.
 
+use std::collections::VecDeque;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use roaring::RoaringBitmap;
 
@@ -26,7 +27,7 @@ use crate::error::{IoContext, StoreError};
 use crate::footer::open_checked;
 use crate::meta::BucketMeta;
 use crate::postings;
-use crate::query::{eval, TermQuery, TermSource};
+use crate::query::{eval, TermQuery, TermSource, Window};
 use crate::terms::lexicon::{LexScratch, Lexicon};
 
 /// An open warm bucket. Immutable; `Send + Sync`, so many searches may share it.
@@ -55,7 +56,16 @@ pub struct WarmBucket {
     cols: ColumnsFile,
     /// This reader's key in the process-wide [`crate::slice_cache`].
     id: u64,
+    /// Postings blocks this reader decompressed last, newest last, within
+    /// [`RECENT_POSTINGS_BYTES`]: a newest-first read evaluates its terms over a window of the
+    /// bucket and then, when that is not enough, over the whole of it, and each time reads the
+    /// same blocks (a common word's block is hundreds of KiB).
+    recent_postings: Mutex<VecDeque<(u64, Arc<Vec<u8>>)>>,
 }
+
+/// Bytes of decompressed postings blocks a warm reader keeps (see
+/// `WarmBucket::recent_postings`); a larger block is not kept.
+pub const RECENT_POSTINGS_BYTES: usize = 1 << 20;
 
 static NO_COLUMNS: OnceLock<Columns> = OnceLock::new();
 
@@ -94,6 +104,7 @@ impl WarmBucket {
             slices,
             cols,
             id: crate::slice_cache::reader_id(),
+            recent_postings: Mutex::new(VecDeque::new()),
         })
     }
 
@@ -274,8 +285,8 @@ impl WarmBucket {
         Ok(got)
     }
 
-    /// Postings block `block`, decompressed, from `scratch` or read into it (replacing the
-    /// block used less recently).
+    /// Postings block `block`, decompressed, from `scratch`, else from the reader's recent
+    /// blocks, else read (and kept in both), replacing the block `scratch` used less recently.
     fn postings_block<'s>(
         &self,
         block: u64,
@@ -286,19 +297,69 @@ impl WarmBucket {
             Some(i) => i,
             None => {
                 let i = 1 - scratch.recent;
-                let slot = &mut scratch.slots[i];
-                slot.0 = None;
-                let e = usize::try_from(block)
-                    .ok()
-                    .and_then(|b| self.blocks.get(b))
-                    .ok_or_else(|| StoreError::corrupt(p, format!("no postings block {block}")))?;
-                read_slice(p, &self.postings, e, &mut scratch.comp, None, &mut slot.1)?;
-                slot.0 = Some(block);
+                scratch.slots[i].0 = None;
+                let kept = self
+                    .recent_postings
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .iter()
+                    .find(|(b, _)| *b == block)
+                    .map(|(_, d)| d.clone());
+                let data = match kept {
+                    Some(d) => d,
+                    None => {
+                        let e = usize::try_from(block)
+                            .ok()
+                            .and_then(|b| self.blocks.get(b))
+                            .ok_or_else(|| {
+                                StoreError::corrupt(p, format!("no postings block {block}"))
+                            })?;
+                        let mut out = Vec::new();
+                        read_slice(p, &self.postings, e, &mut scratch.comp, None, &mut out)?;
+                        let d = Arc::new(out);
+                        self.keep_postings_block(block, &d);
+                        d
+                    }
+                };
+                scratch.slots[i] = (Some(block), data);
                 i
             }
         };
         scratch.recent = i;
         Ok(&scratch.slots[i].1)
+    }
+
+    /// Keeps decompressed postings block `block` among the recent ones, dropping the oldest
+    /// beyond [`RECENT_POSTINGS_BYTES`].
+    fn keep_postings_block(&self, block: u64, data: &Arc<Vec<u8>>) {
+        if data.len() > RECENT_POSTINGS_BYTES {
+            return;
+        }
+        let mut recent = self
+            .recent_postings
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if recent.iter().any(|(b, _)| *b == block) {
+            return;
+        }
+        recent.push_back((block, data.clone()));
+        let mut held: usize = recent.iter().map(|(_, d)| d.len()).sum();
+        while held > RECENT_POSTINGS_BYTES {
+            let Some((_, d)) = recent.pop_front() else {
+                break;
+            };
+            held -= d.len();
+        }
+    }
+
+    /// Decompressed postings blocks this reader keeps, and their bytes (a diagnostic: tests
+    /// check the bound).
+    pub fn recent_postings_held(&self) -> (usize, usize) {
+        let recent = self
+            .recent_postings
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        (recent.len(), recent.iter().map(|(_, d)| d.len()).sum())
     }
 }
 
@@ -317,7 +378,7 @@ enum PostingsAt<'a> {
 pub struct BlockScratch {
     comp: Vec<u8>,
     /// Two decompressed blocks, each with its number (`None`: empty or being read).
-    slots: [(Option<u64>, Vec<u8>); 2],
+    slots: [(Option<u64>, Arc<Vec<u8>>); 2],
     /// The slot used last.
     recent: usize,
 }
@@ -372,6 +433,37 @@ impl TermSource for WarmBucket {
             )),
             PostingsAt::Entry(block, offset) => postings::among_in_entry(block, offset, among),
         })
+    }
+
+    fn cost_hint(&self, term: &[u8]) -> Result<Option<u64>, StoreError> {
+        let Some(v) = self.lexicon()?.get(term, &mut LexScratch::default())? else {
+            return Ok(Some(0));
+        };
+        let cost = self.read_postings(v, &mut BlockScratch::default(), |at| match at {
+            PostingsAt::Inline(n) => Ok((1, Some(n))),
+            PostingsAt::Entry(block, offset) => {
+                let head = block.get(offset..).ok_or("entry offset beyond its block")?;
+                let (_, h, len) = postings::parse_header(head)?;
+                Ok((h as u64 + len, None))
+            }
+        })?;
+        Ok(Some(cost))
+    }
+
+    fn postings_in(&self, term: &[u8], window: &Window) -> Result<Arc<RoaringBitmap>, StoreError> {
+        let Some(v) = self.lexicon()?.get(term, &mut LexScratch::default())? else {
+            return Ok(Arc::new(RoaringBitmap::new()));
+        };
+        let bits = self.read_postings(v, &mut BlockScratch::default(), |at| match at {
+            PostingsAt::Inline(n) => Ok((
+                RoaringBitmap::from_iter(window.contains(n).then_some(n)),
+                Some(n),
+            )),
+            PostingsAt::Entry(block, offset) => {
+                postings::decode_entry_in(block, offset, window.keys())
+            }
+        })?;
+        Ok(Arc::new(bits))
     }
 
     fn union_prefixed(
@@ -492,6 +584,9 @@ impl BucketRead for WarmBucket {
     }
     fn eval(&self, q: &TermQuery) -> Result<RoaringBitmap, StoreError> {
         eval(self, q)
+    }
+    fn eval_in(&self, q: &TermQuery, window: &Window) -> Result<Arc<RoaringBitmap>, StoreError> {
+        crate::query::eval_in(self, q, window)
     }
     fn term_postings(&self, terms: &[Vec<u8>]) -> Result<Vec<RoaringBitmap>, StoreError> {
         let mut out = vec![RoaringBitmap::new(); terms.len()];
