@@ -50,7 +50,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use lode_store::consts::{LEXICON_FILE, META_FILE};
-use lode_store::query::TermSource;
+use lode_store::query::{TermSource, Window};
 use lode_store::{StoreError, TermQuery, WarmBucket};
 use roaring::RoaringBitmap;
 
@@ -255,6 +255,36 @@ impl BucketCache {
         )
     }
 
+    /// [`BucketCache::eval`] over `window` only: cached postings are cut to it, the others
+    /// are built for the window alone and not kept (a later whole evaluation keeps them).
+    pub fn eval_in(
+        &self,
+        path: &Path,
+        reader: &WarmBucket,
+        q: &TermQuery,
+        window: &Window,
+    ) -> Result<Arc<RoaringBitmap>, StoreError> {
+        lode_store::query::eval_in(
+            &CachedTerms {
+                cache: self,
+                path,
+                reader,
+            },
+            q,
+            window,
+        )
+    }
+
+    /// The number of events of `term`'s cached postings in the bucket at `path`, if cached
+    /// (not counted as a hit nor marked used: an estimate for ordering an `And`).
+    fn peek_term_len(&self, path: &Path, term: &[u8]) -> Option<u64> {
+        let g = self.lock();
+        g.map
+            .get(path)
+            .and_then(|e| e.terms.get(term))
+            .map(|t| t.bits.len())
+    }
+
     /// The cached postings of `term` in the bucket at `path`, marked used.
     fn term(&self, path: &Path, term: &[u8]) -> Option<Arc<RoaringBitmap>> {
         let mut g = self.lock();
@@ -385,6 +415,20 @@ impl TermSource for CachedTerms<'_> {
         match self.cache.term(self.path, term) {
             Some(bits) => Ok(&*bits & among),
             None => self.reader.postings_among(term, among),
+        }
+    }
+
+    fn cost_hint(&self, term: &[u8]) -> Result<Option<u64>, StoreError> {
+        match self.cache.peek_term_len(self.path, term) {
+            Some(n) => Ok(Some(n)),
+            None => self.reader.cost_hint(term),
+        }
+    }
+
+    fn postings_in(&self, term: &[u8], window: &Window) -> Result<Arc<RoaringBitmap>, StoreError> {
+        match self.cache.term(self.path, term) {
+            Some(bits) => Ok(Arc::new(&*bits & window.mask())),
+            None => self.reader.postings_in(term, window),
         }
     }
 
@@ -776,12 +820,23 @@ mod tests {
             TermQuery::Not(Box::new(t("word3"))),
             TermQuery::And(vec![t("common"), TermQuery::Not(Box::new(t("word3")))]),
         ];
+        let count = TermSource::event_count(&*r);
         for q in &queries {
             for _ in 0..2 {
                 assert_eq!(
                     *c.eval(&paths[0], &r, q).unwrap(),
                     r.eval(q).unwrap(),
                     "{q:?}"
+                );
+            }
+            // Over a window, cached terms are cut to it as the reader's own are.
+            for keys in [vec![0u16], vec![1]] {
+                let w = Window::new(keys, count);
+                let want = &r.eval(q).unwrap() & w.mask();
+                assert_eq!(
+                    *c.eval_in(&paths[0], &r, q, &w).unwrap(),
+                    want,
+                    "{q:?} {w:?}"
                 );
             }
         }

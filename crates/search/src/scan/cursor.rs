@@ -6,7 +6,7 @@ use lode_store::bucket::IndexedFields;
 use lode_store::columns::Column;
 use lode_store::{BucketRead, EventView, StoreError};
 
-use super::candidates::{is_dense, Candidates, Opened};
+use super::candidates::{is_dense, keyed_by_block, Candidates, Opened};
 use super::source::{BucketRef, Key};
 use crate::matcher::{self, EventSubject, Undecided};
 use crate::row::Row;
@@ -122,7 +122,7 @@ impl BlockOrder {
                 if newest.is_none_or(|t| t <= max) {
                     self.next += 1;
                     let (lo, hi) = (b * self.per, (b + 1).saturating_mul(self.per));
-                    self.cands.block_rev(lo, hi, &mut self.block);
+                    self.cands.block_rev_in(bucket, lo, hi, &mut self.block)?;
                     let ids = &self.block;
                     // Several candidates: the block's time column, looked up once.
                     let times = if ids.len() > 1 {
@@ -170,15 +170,26 @@ impl Cursor {
     /// selection, so taking the first hundred of a million candidates costs a pass over their
     /// times, not a sort.
     pub fn new(src: BucketRef, opened: Opened, time_ordered: bool) -> Cursor {
-        let Opened { bucket, cands } = opened;
+        let Opened { bucket, mut cands } = opened;
         let mut pending = None;
         let mut keyed = Vec::new();
-        let dense = is_dense(cands.len(), bucket.meta().event_count);
-        let table = if time_ordered && dense {
+        // Windowed candidates are read in block order, dense or not (the order evaluates
+        // them); their density is that of the events evaluated.
+        let windowed = matches!(cands, Candidates::Windowed(_));
+        let mut dense = cands.is_dense_in(bucket.meta().event_count);
+        let by_block = windowed || keyed_by_block(cands.len(), bucket.meta().event_count);
+        let table = if time_ordered && by_block {
             bucket.time_blocks()
         } else {
             None
         };
+        if table.is_none() && windowed {
+            // No block order to read the window first: every candidate now.
+            if let Err(e) = cands.complete(bucket.as_ref()) {
+                pending = Some(e);
+            }
+            dense = is_dense(cands.len(), bucket.meta().event_count);
+        }
         let (mut ids, blocks) = match table {
             Some((per, ranges)) => (Vec::new(), Some(BlockOrder::new(cands, per, &ranges))),
             None => (cands.into_list(), None),

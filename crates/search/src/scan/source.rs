@@ -132,6 +132,13 @@ impl BucketRead for Shared {
     ) -> Result<Arc<roaring::RoaringBitmap>, StoreError> {
         cache::global().eval(&self.1, &self.0, q)
     }
+    fn eval_in(
+        &self,
+        q: &lode_store::TermQuery,
+        window: &lode_store::query::Window,
+    ) -> Result<Arc<roaring::RoaringBitmap>, StoreError> {
+        cache::global().eval_in(&self.1, &self.0, q, window)
+    }
     fn times(&self) -> Column<'_, i64> {
         self.0.times()
     }
