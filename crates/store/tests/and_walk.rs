@@ -80,3 +80,35 @@ fn and_of_terms_answers_as_the_text_in_hot_and_warm_buckets() {
     check(BucketKind::Warm);
     w.close().unwrap();
 }
+
+/// A warm reader keeps the postings blocks it decompressed, once each and within its bound,
+/// and answers from them as it did reading them.
+#[test]
+fn a_warm_reader_keeps_its_recent_postings_blocks() {
+    use lode_store::bucket::warm::RECENT_POSTINGS_BYTES;
+    let dir = tempfile::tempdir().unwrap();
+    let (w, _) = IndexWriter::open(dir.path(), Default::default()).unwrap();
+    let evs = events();
+    w.append(&evs).unwrap();
+    w.roll().unwrap();
+    w.close().unwrap();
+    let info = &list_buckets(dir.path()).unwrap()[0];
+    let b = lode_store::WarmBucket::open(&info.path).unwrap();
+    assert_eq!(b.recent_postings_held(), (0, 0));
+    let q = term("third");
+    let first = lode_store::BucketRead::eval(&b, &q).unwrap();
+    assert_eq!(first, want(&evs, &["third"]));
+    let (n, bytes) = b.recent_postings_held();
+    assert!(
+        n == 1 && bytes > 0 && bytes <= RECENT_POSTINGS_BYTES,
+        "{n} blocks, {bytes} bytes"
+    );
+    // Read again (and with the other terms of the same block): from the kept block.
+    assert_eq!(lode_store::BucketRead::eval(&b, &q).unwrap(), first);
+    let both = TermQuery::And(vec![term("fifth"), term("third")]);
+    assert_eq!(
+        lode_store::BucketRead::eval(&b, &both).unwrap(),
+        want(&evs, &["fifth", "third"])
+    );
+    assert_eq!(b.recent_postings_held(), (n, bytes));
+}

@@ -352,8 +352,7 @@ impl WarmBucket {
         }
     }
 
-    /// Decompressed postings blocks this reader keeps, and their bytes (a diagnostic: tests
-    /// check the bound).
+    /// Decompressed postings blocks this reader keeps, and their bytes (a diagnostic for tests).
     pub fn recent_postings_held(&self) -> (usize, usize) {
         let recent = self
             .recent_postings
