@@ -275,6 +275,15 @@ impl BucketCache {
         )
     }
 
+    /// Bytes of decoded postings the cache can still keep without evicting any.
+    fn term_room(&self) -> u64 {
+        let budget = self.budget();
+        let g = self.lock();
+        let readers = g.bytes - g.term_bytes;
+        let room = (budget / TERMS_SHARE).min(budget.saturating_sub(readers));
+        room.saturating_sub(g.term_bytes)
+    }
+
     /// The number of events of `term`'s cached postings in the bucket at `path`, if cached
     /// (not counted as a hit nor marked used: an estimate for ordering an `And`).
     fn peek_term_len(&self, path: &Path, term: &[u8]) -> Option<u64> {
@@ -425,10 +434,22 @@ impl TermSource for CachedTerms<'_> {
         }
     }
 
+    /// From the cached postings when held; else, while the cache has room for the whole list
+    /// without evicting (a 1 GB service's words all fit), decoded whole and kept, so that later
+    /// searches hit it; else only the window, decoded by the reader and not kept.
     fn postings_in(&self, term: &[u8], window: &Window) -> Result<Arc<RoaringBitmap>, StoreError> {
-        match self.cache.term(self.path, term) {
-            Some(bits) => Ok(Arc::new(&*bits & window.mask())),
-            None => self.reader.postings_in(term, window),
+        if let Some(bits) = self.cache.term(self.path, term) {
+            return Ok(Arc::new(&*bits & window.mask()));
+        }
+        // Decoded, a list takes about twice its entry's bytes (two per number in arrays).
+        let fits = self
+            .reader
+            .cost_hint(term)?
+            .is_some_and(|b| 2 * b + TERM_OVERHEAD <= self.cache.term_room());
+        if fits {
+            Ok(Arc::new(&*self.postings(term)? & window.mask()))
+        } else {
+            self.reader.postings_in(term, window)
         }
     }
 

@@ -61,7 +61,14 @@ pub struct WarmBucket {
     /// bucket and then, when that is not enough, over the whole of it, and each time reads the
     /// same blocks (a common word's block is hundreds of KiB).
     recent_postings: Mutex<VecDeque<(u64, Arc<Vec<u8>>)>>,
+    /// The last [`RECENT_TERMS`] terms looked up in the lexicon and their values: an `And`
+    /// sizes its terms ([`TermSource::cost_hint`]) before reading them, and a windowed read
+    /// may evaluate its term twice; each lexicon lookup decompresses a 16 KiB block.
+    recent_terms: Mutex<VecDeque<(Box<[u8]>, Option<u64>)>>,
 }
+
+/// Lexicon lookups a warm reader remembers (see `WarmBucket::recent_terms`).
+pub const RECENT_TERMS: usize = 32;
 
 /// Bytes of decompressed postings blocks a warm reader keeps (see
 /// `WarmBucket::recent_postings`); a larger block is not kept.
@@ -105,6 +112,7 @@ impl WarmBucket {
             cols,
             id: crate::slice_cache::reader_id(),
             recent_postings: Mutex::new(VecDeque::new()),
+            recent_terms: Mutex::new(VecDeque::new()),
         })
     }
 
@@ -329,6 +337,21 @@ impl WarmBucket {
         Ok(&scratch.slots[i].1)
     }
 
+    /// The lexicon value of `term` (lowercased), from the recent lookups or the lexicon.
+    fn lookup(&self, term: &[u8]) -> Result<Option<u64>, StoreError> {
+        let recent = || self.recent_terms.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, v)) = recent().iter().find(|(t, _)| **t == *term) {
+            return Ok(*v);
+        }
+        let v = self.lexicon()?.get(term, &mut LexScratch::default())?;
+        let mut r = recent();
+        if r.len() >= RECENT_TERMS {
+            r.pop_front();
+        }
+        r.push_back((term.into(), v));
+        Ok(v)
+    }
+
     /// Keeps decompressed postings block `block` among the recent ones, dropping the oldest
     /// beyond [`RECENT_POSTINGS_BYTES`].
     fn keep_postings_block(&self, block: u64, data: &Arc<Vec<u8>>) {
@@ -409,12 +432,10 @@ impl TermSource for WarmBucket {
     }
 
     fn postings(&self, term: &[u8]) -> Result<Arc<RoaringBitmap>, StoreError> {
-        Ok(Arc::new(
-            match self.lexicon()?.get(term, &mut LexScratch::default())? {
-                Some(v) => self.postings_at(v, &mut BlockScratch::default())?,
-                None => RoaringBitmap::new(),
-            },
-        ))
+        Ok(Arc::new(match self.lookup(term)? {
+            Some(v) => self.postings_at(v, &mut BlockScratch::default())?,
+            None => RoaringBitmap::new(),
+        }))
     }
 
     fn postings_among(
@@ -422,7 +443,7 @@ impl TermSource for WarmBucket {
         term: &[u8],
         among: &RoaringBitmap,
     ) -> Result<RoaringBitmap, StoreError> {
-        let Some(v) = self.lexicon()?.get(term, &mut LexScratch::default())? else {
+        let Some(v) = self.lookup(term)? else {
             return Ok(RoaringBitmap::new());
         };
         self.read_postings(v, &mut BlockScratch::default(), |at| match at {
@@ -435,7 +456,7 @@ impl TermSource for WarmBucket {
     }
 
     fn cost_hint(&self, term: &[u8]) -> Result<Option<u64>, StoreError> {
-        let Some(v) = self.lexicon()?.get(term, &mut LexScratch::default())? else {
+        let Some(v) = self.lookup(term)? else {
             return Ok(Some(0));
         };
         let cost = self.read_postings(v, &mut BlockScratch::default(), |at| match at {
@@ -450,7 +471,7 @@ impl TermSource for WarmBucket {
     }
 
     fn postings_in(&self, term: &[u8], window: &Window) -> Result<Arc<RoaringBitmap>, StoreError> {
-        let Some(v) = self.lexicon()?.get(term, &mut LexScratch::default())? else {
+        let Some(v) = self.lookup(term)? else {
             return Ok(Arc::new(RoaringBitmap::new()));
         };
         let bits = self.read_postings(v, &mut BlockScratch::default(), |at| match at {
