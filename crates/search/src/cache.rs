@@ -275,6 +275,23 @@ impl BucketCache {
         )
     }
 
+    /// The cached postings of `term` (lowercased here) in the bucket at `path`, as
+    /// [`BucketCache::eval`] of the one-term query would give them, if held (a hit).
+    pub fn held_term(&self, path: &Path, term: &[u8]) -> Option<Arc<RoaringBitmap>> {
+        let lower = term.to_ascii_lowercase();
+        let g = self.lock();
+        let held = g
+            .map
+            .get(path)
+            .is_some_and(|e| e.terms.contains_key(&lower));
+        drop(g);
+        if held {
+            self.term(path, &lower)
+        } else {
+            None
+        }
+    }
+
     /// Bytes of decoded postings the cache can still keep without evicting any.
     fn term_room(&self) -> u64 {
         let budget = self.budget();

@@ -411,19 +411,23 @@ fn select(
         // Every event is in range: no time lookup at all.
         match ctx.query {
             TermQuery::All => Candidates::List((0..count).collect()),
-            q => match newest_order(ctx, bucket, count) {
-                Some((per, order)) => {
-                    let w = Windowed::start(bucket, q, count, per, order)?;
-                    if is_dense(w.have.len(), w.window.events()) {
-                        Candidates::Windowed(Box::new(w))
-                    } else {
-                        // Few candidates in the newest blocks: a `head` likely reads past
-                        // them, so take the whole bucket's now (the postings blocks the window
-                        // read are still in the reader's recent ones).
-                        whole_bits(bucket, q, count)?
+            // Held decoded already (a search cache's): nothing to save by a window.
+            q => match bucket.eval_held(q) {
+                Some(held) => bits_below(held, count),
+                None => match newest_order(ctx, bucket, count) {
+                    Some((per, order)) => {
+                        let w = Windowed::start(bucket, q, count, per, order)?;
+                        if is_dense(w.have.len(), w.window.events()) {
+                            Candidates::Windowed(Box::new(w))
+                        } else {
+                            // Few candidates in the newest blocks: a `head` likely reads past
+                            // them, so take the whole bucket's now (the postings blocks the window
+                            // read are still in the reader's recent ones).
+                            whole_bits(bucket, q, count)?
+                        }
                     }
-                }
-                None => whole_bits(bucket, q, count)?,
+                    None => whole_bits(bucket, q, count)?,
+                },
             },
         }
     } else {
@@ -461,12 +465,16 @@ fn whole_bits(
     q: &TermQuery,
     count: u32,
 ) -> Result<Candidates, StoreError> {
-    let b = bucket.eval_shared(q)?;
-    Ok(if b.max().is_none_or(|m| m < count) {
+    Ok(bits_below(bucket.eval_shared(q)?, count))
+}
+
+/// The candidates of `b` below `count`: the bitmap itself when every member is.
+fn bits_below(b: Arc<RoaringBitmap>, count: u32) -> Candidates {
+    if b.max().is_none_or(|m| m < count) {
         Candidates::Bits(b)
     } else {
         Candidates::List(ids_below(&b, count))
-    })
+    }
 }
 
 /// Events of the newest column blocks a windowed evaluation covers first (see [`Windowed`]).

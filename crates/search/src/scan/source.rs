@@ -132,6 +132,12 @@ impl BucketRead for Shared {
     ) -> Result<Arc<roaring::RoaringBitmap>, StoreError> {
         cache::global().eval(&self.1, &self.0, q)
     }
+    fn eval_held(&self, q: &lode_store::TermQuery) -> Option<Arc<roaring::RoaringBitmap>> {
+        match q {
+            lode_store::TermQuery::Term(t) => cache::global().held_term(&self.1, t),
+            _ => None,
+        }
+    }
     fn eval_in(
         &self,
         q: &lode_store::TermQuery,

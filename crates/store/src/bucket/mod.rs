@@ -83,6 +83,11 @@ pub trait BucketRead {
     ) -> Result<std::sync::Arc<RoaringBitmap>, StoreError> {
         Ok(std::sync::Arc::new(&*self.eval_shared(q)? & window.mask()))
     }
+    /// The whole bucket's candidates of `q` when the reader holds them decoded already (a
+    /// search cache's one-term query), so that evaluating a window first would only cost.
+    fn eval_held(&self, _q: &TermQuery) -> Option<std::sync::Arc<RoaringBitmap>> {
+        None
+    }
     /// The postings of each of `terms`, in order: what [`BucketRead::eval`] of each as a
     /// [`TermQuery::Term`] gives. Warm buckets share their lexicon and postings blocks across
     /// the terms (pass them sorted), so many neighbouring terms (`host::…`) cost one read each.

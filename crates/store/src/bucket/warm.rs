@@ -64,8 +64,11 @@ pub struct WarmBucket {
     /// The last [`RECENT_TERMS`] terms looked up in the lexicon and their values: an `And`
     /// sizes its terms ([`TermSource::cost_hint`]) before reading them, and a windowed read
     /// may evaluate its term twice; each lexicon lookup decompresses a 16 KiB block.
-    recent_terms: Mutex<VecDeque<(Box<[u8]>, Option<u64>)>>,
+    recent_terms: Mutex<VecDeque<LookedUp>>,
 }
+
+/// A term looked up in a lexicon, and its value (`None`: absent).
+type LookedUp = (Box<[u8]>, Option<u64>);
 
 /// Lexicon lookups a warm reader remembers (see `WarmBucket::recent_terms`).
 pub const RECENT_TERMS: usize = 32;
