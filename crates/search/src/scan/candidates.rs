@@ -477,14 +477,19 @@ fn bits_below(b: Arc<RoaringBitmap>, count: u32) -> Candidates {
     }
 }
 
+/// Postings entries shorter than this (bytes) are evaluated whole, without a window: a
+/// super-sparse term's dozen events in a bucket decode in microseconds, less than choosing
+/// the window takes.
+const WINDOW_MIN_BYTES: u64 = 16 * 1024;
+
 /// Events of the newest column blocks a windowed evaluation covers first (see [`Windowed`]).
 const WINDOW_EVENTS: u64 = 16 * 1024;
 
 /// For a newest-first read of a bucket of `count` events that a windowed evaluation pays for
 /// (see [`Windowed`]): its events per column block and `(largest _time, block)` of each of its
-/// blocks, in block order. `None` when
-/// the read is not newest first, the query is not a single term, the bucket has no block table
-/// (or blocks that straddle containers), or it has two containers or fewer. Several terms are
+/// blocks, in block order. `None` when the read is not newest first, the query is not a single
+/// term (or is one whose postings entry is short), the bucket has no block table (or blocks
+/// that straddle containers), or it has two containers or fewer. Several terms are
 /// evaluated whole: words common alone are often rare together (the service scenario's
 /// `<2–3 words> | head 10`), and their first window, too sparse to read, cost 17 % of its CPU.
 fn newest_order(
@@ -492,10 +497,17 @@ fn newest_order(
     bucket: &dyn BucketRead,
     count: u32,
 ) -> Option<(u32, Vec<(i64, u32)>)> {
-    if !ctx.time_ordered
-        || ctx.counted.is_some()
-        || count <= 2 << 16
-        || !matches!(ctx.query, TermQuery::Term(_))
+    let TermQuery::Term(term) = ctx.query else {
+        return None;
+    };
+    if !ctx.time_ordered || ctx.counted.is_some() || count <= 2 << 16 {
+        return None;
+    }
+    // A short list decodes whole in microseconds: a window first would only add its own.
+    if bucket
+        .term_cost(term)
+        .ok()?
+        .is_some_and(|c| c < WINDOW_MIN_BYTES)
     {
         return None;
     }

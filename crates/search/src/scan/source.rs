@@ -132,6 +132,9 @@ impl BucketRead for Shared {
     ) -> Result<Arc<roaring::RoaringBitmap>, StoreError> {
         cache::global().eval(&self.1, &self.0, q)
     }
+    fn term_cost(&self, term: &[u8]) -> Result<Option<u64>, StoreError> {
+        self.0.term_cost(term)
+    }
     fn eval_held(&self, q: &lode_store::TermQuery) -> Option<Arc<roaring::RoaringBitmap>> {
         match q {
             lode_store::TermQuery::Term(t) => cache::global().held_term(&self.1, t),

@@ -83,6 +83,11 @@ pub trait BucketRead {
     ) -> Result<std::sync::Arc<RoaringBitmap>, StoreError> {
         Ok(std::sync::Arc::new(&*self.eval_shared(q)? & window.mask()))
     }
+    /// The bytes of `term`'s postings entry (lowercased), 1 for a single event, 0 when absent,
+    /// `None` when the reader cannot tell cheaply ([`crate::query::TermSource::cost_hint`]).
+    fn term_cost(&self, _term: &[u8]) -> Result<Option<u64>, StoreError> {
+        Ok(None)
+    }
     /// The whole bucket's candidates of `q` when the reader holds them decoded already (a
     /// search cache's one-term query), so that evaluating a window first would only cost.
     fn eval_held(&self, _q: &TermQuery) -> Option<std::sync::Arc<RoaringBitmap>> {

@@ -611,6 +611,9 @@ impl BucketRead for WarmBucket {
     fn eval_in(&self, q: &TermQuery, window: &Window) -> Result<Arc<RoaringBitmap>, StoreError> {
         crate::query::eval_in(self, q, window)
     }
+    fn term_cost(&self, term: &[u8]) -> Result<Option<u64>, StoreError> {
+        self.cost_hint(&term.to_ascii_lowercase())
+    }
     fn term_postings(&self, terms: &[Vec<u8>]) -> Result<Vec<RoaringBitmap>, StoreError> {
         let mut out = vec![RoaringBitmap::new(); terms.len()];
         self.term_values(terms, |i, v, blocks| {
