@@ -416,6 +416,15 @@ struct CachedTerms<'a> {
     reader: &'a WarmBucket,
 }
 
+impl CachedTerms<'_> {
+    /// The reader's postings of `term`, which the cache did not hold, kept for later searches.
+    fn decode_and_keep(&self, term: &[u8]) -> Result<Arc<RoaringBitmap>, StoreError> {
+        let bits = TermSource::postings(self.reader, term)?;
+        self.cache.keep_term(self.path, term, &bits);
+        Ok(bits)
+    }
+}
+
 impl TermSource for CachedTerms<'_> {
     fn event_count(&self) -> u32 {
         TermSource::event_count(self.reader)
@@ -425,9 +434,7 @@ impl TermSource for CachedTerms<'_> {
         if let Some(bits) = self.cache.term(self.path, term) {
             return Ok(bits);
         }
-        let bits = TermSource::postings(self.reader, term)?;
-        self.cache.keep_term(self.path, term, &bits);
-        Ok(bits)
+        self.decode_and_keep(term)
     }
 
     /// From the decoded postings when the cache holds them; else walked by the reader against
@@ -464,7 +471,7 @@ impl TermSource for CachedTerms<'_> {
             .cost_hint(term)?
             .is_some_and(|b| 2 * b + TERM_OVERHEAD <= self.cache.term_room());
         if fits {
-            Ok(Arc::new(&*self.postings(term)? & window.mask()))
+            Ok(Arc::new(&*self.decode_and_keep(term)? & window.mask()))
         } else {
             self.reader.postings_in(term, window)
         }

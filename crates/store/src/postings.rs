@@ -904,33 +904,18 @@ pub fn among_in_entry(
             cands.clear();
             cands.extend(among.range(c.base..=top));
             let mut j = 0;
-            chunk_pieces(c, buf, &mut |p| {
-                let (first, last, nums) = match p {
-                    Piece::Nums(n) => (n[0], n[n.len() - 1], Some(n)),
-                    Piece::Run(first, last) => (first, last, None),
-                };
-                match nums {
-                    Some(nums) => {
-                        for &n in nums {
-                            while j < cands.len() && cands[j] < n {
-                                j += 1;
-                            }
-                            if cands.get(j) == Some(&n) {
-                                hits.push(n);
-                                j += 1;
-                            }
-                        }
-                    }
-                    None => {
-                        while j < cands.len() && cands[j] < first {
-                            j += 1;
-                        }
-                        while j < cands.len() && cands[j] <= last {
-                            hits.push(cands[j]);
-                            j += 1;
-                        }
-                    }
+            let mut run = |first: u32, last: u32| {
+                while j < cands.len() && cands[j] < first {
+                    j += 1;
                 }
+                while j < cands.len() && cands[j] <= last {
+                    hits.push(cands[j]);
+                    j += 1;
+                }
+            };
+            chunk_pieces(c, buf, &mut |p| match p {
+                Piece::Nums(nums) => nums.iter().for_each(|&n| run(n, n)),
+                Piece::Run(first, last) => run(first, last),
             })?;
         }
         let max = match groups.last() {

@@ -140,10 +140,8 @@ impl Windowed {
         let mut keys: Vec<u16> = Vec::new();
         let mut added = 0u64;
         if self.window.events() + target >= u64::from(self.count) / 2 {
-            keys = (0..=(self.count - 1) >> 16)
-                .map(|k| k as u16)
-                .filter(|k| self.window.keys().binary_search(k).is_err())
-                .collect();
+            keys = all_keys(self.count);
+            keys.retain(|k| self.window.keys().binary_search(k).is_err());
             self.grown = self.order.len();
         } else {
             while added < target {
@@ -211,10 +209,7 @@ impl Windowed {
             } else {
                 Arc::new(b.iter().take_while(|&n| n < self.count).collect())
             };
-            self.window = Window::new(
-                (0..=(self.count - 1) >> 16).map(|k| k as u16).collect(),
-                self.count,
-            );
+            self.window = Window::new(all_keys(self.count), self.count);
             self.grown = self.order.len();
         }
         Ok(self.have.clone())
@@ -475,6 +470,11 @@ fn bits_below(b: Arc<RoaringBitmap>, count: u32) -> Candidates {
     } else {
         Candidates::List(ids_below(&b, count))
     }
+}
+
+/// The key of every container of a bucket of `count` (> 0) events.
+fn all_keys(count: u32) -> Vec<u16> {
+    (0..=(count - 1) >> 16).map(|k| k as u16).collect()
 }
 
 /// Postings entries shorter than this (bytes) are evaluated whole, without a window: a
