@@ -649,16 +649,24 @@ pub fn bitmap_of_sorted(list: impl Iterator<Item = u32>) -> RoaringBitmap {
 /// ascending, without building a bitmap: what a merge, which rewrites every list, reads.
 pub fn decode_entry_into(block: &[u8], offset: usize, out: &mut Vec<u32>) -> Result<(), String> {
     let (kind, data) = entry_at(block, offset)?;
-    if kind == KIND_ROARING {
-        return roaring_into(data, out);
+    let mut buf = [0u32; DELTAS_CHUNK];
+    match kind {
+        KIND_ROARING => roaring_into(data, out),
+        KIND_DELTAS => deltas_in_chunks(data, 0, &mut buf, |nums| out.extend_from_slice(nums)),
+        KIND_CHUNKED => chunks(data)?.iter().try_for_each(|c| {
+            chunk_pieces(c, &mut buf, &mut |p| match p {
+                Piece::Nums(nums) => out.extend_from_slice(nums),
+                Piece::Run(first, last) => out.extend(first..=last),
+            })
+        }),
+        _ => for_each_run(kind, data, |first, last| {
+            if first == last {
+                out.push(first);
+            } else {
+                out.extend(first..=last);
+            }
+        }),
     }
-    for_each_run(kind, data, |first, last| {
-        if first == last {
-            out.push(first);
-        } else {
-            out.extend(first..=last);
-        }
-    })
 }
 
 /// Appends the numbers of a portable roaring serialization to `out`, read straight from the
@@ -726,11 +734,19 @@ fn roaring_into(data: &[u8], out: &mut Vec<u32>) -> Result<(), String> {
     Ok(())
 }
 
-/// The containers `keys` (ascending) of a portable roaring serialization, and its largest
-/// number: the chosen containers' bytes are copied into a serialization of their own, which the
-/// library reads (checking them); the others are skipped by their sizes. A layout other than
-/// the one [`serialize_roaring`] writes is read whole and cut.
-fn roaring_in(data: &[u8], keys: &[u16]) -> Result<(RoaringBitmap, Option<u32>), String> {
+/// One container of a portable roaring serialization in the layout [`serialize_roaring`]
+/// writes: its description (key, cardinality − 1) and bytes.
+struct Container<'a> {
+    key: u16,
+    card: usize,
+    desc: &'a [u8],
+    bytes: &'a [u8],
+}
+
+/// The containers of a portable roaring serialization in the layout [`serialize_roaring`]
+/// writes, checking that keys ascend and that each container lies within the data; `None` for
+/// another layout (with run containers), which the library reads.
+fn containers(data: &[u8]) -> Result<Option<Vec<Container<'_>>>, String> {
     let cut_short = || "roaring bitmap cut short".to_string();
     let u32_at = |at: usize| -> Result<u32, String> {
         data.get(at..at + 4)
@@ -738,6 +754,42 @@ fn roaring_in(data: &[u8], keys: &[u16]) -> Result<(RoaringBitmap, Option<u32>),
             .ok_or_else(cut_short)
     };
     if u32_at(0)? != ROARING_COOKIE {
+        return Ok(None);
+    }
+    let n = u32_at(4)? as usize;
+    if n > 1 << 16 {
+        return Err("roaring bitmap: too many containers".into());
+    }
+    let descs = data.get(8..8 + 4 * n).ok_or_else(cut_short)?;
+    let mut out = Vec::with_capacity(n);
+    let mut at = 8 + 8 * n;
+    let mut prev_key: Option<u16> = None;
+    for desc in descs.chunks_exact(4) {
+        let key = u16::from_le_bytes([desc[0], desc[1]]);
+        if prev_key.is_some_and(|p| p >= key) {
+            return Err("roaring bitmap: keys not ascending".into());
+        }
+        prev_key = Some(key);
+        let card = usize::from(u16::from_le_bytes([desc[2], desc[3]])) + 1;
+        let len = if card <= 4096 { 2 * card } else { 8192 };
+        let bytes = data.get(at..at + len).ok_or_else(cut_short)?;
+        at += len;
+        out.push(Container {
+            key,
+            card,
+            desc,
+            bytes,
+        });
+    }
+    Ok(Some(out))
+}
+
+/// The containers `keys` (ascending) of a portable roaring serialization, and its largest
+/// number: the chosen containers' bytes are copied into a serialization of their own, which the
+/// library reads (checking them); the others are skipped by their sizes. A layout other than
+/// the one [`serialize_roaring`] writes is read whole and cut.
+fn roaring_in(data: &[u8], keys: &[u16]) -> Result<(RoaringBitmap, Option<u32>), String> {
+    let Some(all) = containers(data)? else {
         let bm = RoaringBitmap::deserialize_from(data).map_err(|e| e.to_string())?;
         let max = bm.max();
         let mut mask = RoaringBitmap::new();
@@ -746,46 +798,16 @@ fn roaring_in(data: &[u8], keys: &[u16]) -> Result<(RoaringBitmap, Option<u32>),
             mask.insert_range(lo..=lo | 0xffff);
         }
         return Ok((bm & mask, max));
-    }
-    let n = u32_at(4)? as usize;
-    if n > 1 << 16 {
-        return Err("roaring bitmap: too many containers".into());
-    }
-    let descs = data.get(8..8 + 4 * n).ok_or_else(cut_short)?;
-    // (description, bytes) of each chosen container; where the last container lies.
-    let mut chosen: Vec<(&[u8], &[u8])> = Vec::new();
-    let mut at = 8 + 8 * n;
-    let mut last: Option<(u16, usize, &[u8])> = None;
-    let mut prev_key: Option<u16> = None;
-    for d in descs.chunks_exact(4) {
-        let key = u16::from_le_bytes([d[0], d[1]]);
-        if prev_key.is_some_and(|p| p >= key) {
-            return Err("roaring bitmap: keys not ascending".into());
-        }
-        prev_key = Some(key);
-        let card = usize::from(u16::from_le_bytes([d[2], d[3]])) + 1;
-        let len = if card <= 4096 { 2 * card } else { 8192 };
-        let bytes = data.get(at..at + len).ok_or_else(cut_short)?;
-        if keys.binary_search(&key).is_ok() {
-            chosen.push((d, bytes));
-        }
-        last = Some((key, card, bytes));
-        at += len;
-    }
-    let max = match last {
+    };
+    // (description, bytes) of each chosen container.
+    let chosen: Vec<(&[u8], &[u8])> = all
+        .iter()
+        .filter(|c| keys.binary_search(&c.key).is_ok())
+        .map(|c| (c.desc, c.bytes))
+        .collect();
+    let max = match all.last() {
         None => None,
-        Some((key, card, bytes)) => {
-            let low = if card <= 4096 {
-                let b = &bytes[bytes.len() - 2..];
-                Some(u16::from_le_bytes([b[0], b[1]]))
-            } else {
-                bytes.chunks_exact(8).enumerate().rev().find_map(|(i, w)| {
-                    let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
-                    (w != 0).then(|| (i as u32 * 64 + 63 - w.leading_zeros()) as u16)
-                })
-            };
-            Some(u32::from(key) << 16 | u32::from(low.ok_or("roaring bitmap: empty container")?))
-        }
+        Some(c) => Some(u32::from(c.key) << 16 | container_max(c.card, c.bytes)?),
     };
     if chosen.is_empty() {
         return Ok((RoaringBitmap::new(), max));
@@ -928,6 +950,270 @@ pub fn among_in_entry(
     let mut hits = Vec::new();
     let max = hits_in_entry(block, offset, &cands, |j| hits.push(cands[j]))?;
     Ok((bitmap_of_sorted(hits.into_iter()), max))
+}
+
+/// How many numbers the entry at `offset` of an uncompressed block holds, counted without
+/// decoding them (varint ends, run lengths, container cardinalities): whether an `And` lists
+/// its shortest term's numbers or intersects bitmaps. A damaged entry gives an error or any
+/// count.
+pub fn entry_len(block: &[u8], offset: usize) -> Result<u64, String> {
+    let (kind, data) = entry_at(block, offset)?;
+    data_len(kind, data)
+}
+
+/// [`entry_len`] of entry data of `kind`.
+fn data_len(kind: u8, data: &[u8]) -> Result<u64, String> {
+    Ok(match kind {
+        KIND_DELTAS => data.iter().filter(|&&b| b & 0x80 == 0).count() as u64,
+        KIND_RUNS => {
+            let mut n = 0u64;
+            for_each_run(kind, data, |first, last| n += u64::from(last - first) + 1)?;
+            n
+        }
+        KIND_CHUNKED => {
+            let mut n = 0u64;
+            for c in chunks(data)? {
+                n += data_len(c.kind, c.data)?;
+            }
+            n
+        }
+        _ => {
+            let count = data
+                .get(..8)
+                .filter(|h| h[..4] == ROARING_COOKIE.to_le_bytes());
+            match count {
+                Some(h) => {
+                    let n = u32::from_le_bytes(h[4..8].try_into().expect("4 bytes")) as usize;
+                    let descs = data
+                        .get(8..8 + 4 * n.min(1 << 16))
+                        .ok_or("roaring bitmap cut short")?;
+                    descs
+                        .chunks_exact(4)
+                        .map(|d| u64::from(u16::from_le_bytes([d[2], d[3]])) + 1)
+                        .sum()
+                }
+                None => RoaringBitmap::deserialize_from(data)
+                    .map_err(|e| e.to_string())?
+                    .len(),
+            }
+        }
+    })
+}
+
+/// Keeps the members of `cands` (ascending) that the entry at `offset` of an uncompressed block
+/// holds, in place, and returns the entry's largest number, without building a bitmap: what an
+/// `And` of several terms narrows its candidates by, term after term. A roaring entry is probed
+/// a candidate at a time from its bytes (a common word's bitmap containers are never copied),
+/// a chunked entry walks only the groups of containers that hold candidates, a deltas or runs
+/// entry is walked against them. Checks what it reads as [`decode_entry`] does. Naive twin:
+/// `cands.retain(|n| list.contains(n))`.
+pub fn filter_in_entry(
+    block: &[u8],
+    offset: usize,
+    cands: &mut Vec<u32>,
+) -> Result<Option<u32>, String> {
+    let (kind, data) = entry_at(block, offset)?;
+    if kind == KIND_ROARING {
+        return roaring_filter(data, cands);
+    }
+    let mut keep = Keep::new(cands);
+    let max = match kind {
+        KIND_CHUNKED => {
+            let groups = chunks(data)?;
+            let buf = &mut [0u32; DELTAS_CHUNK];
+            for c in &groups {
+                keep.drop_below(c.base);
+                if keep.next().is_some_and(|n| n <= (c.base | 0xffff)) {
+                    chunk_pieces(c, buf, &mut |p| match p {
+                        Piece::Nums(nums) => keep.nums(nums),
+                        Piece::Run(first, last) => keep.run(first, last),
+                    })?;
+                }
+            }
+            match groups.last() {
+                Some(c) => chunk_max(c, buf)?,
+                None => None,
+            }
+        }
+        KIND_DELTAS => {
+            let mut max = None;
+            deltas_in_chunks(data, 0, &mut [0u32; DELTAS_CHUNK], |nums| {
+                keep.nums(nums);
+                max = nums.last().copied().or(max);
+            })?;
+            max
+        }
+        _ => {
+            let mut max = None;
+            for_each_run(kind, data, |first, last| {
+                keep.run(first, last);
+                max = Some(last);
+            })?;
+            max
+        }
+    };
+    keep.finish();
+    Ok(max)
+}
+
+/// An in-place filter of ascending candidates by ascending runs of a list: those inside a run
+/// are kept, the rest dropped.
+struct Keep<'a> {
+    cands: &'a mut Vec<u32>,
+    /// Candidates before `read` are decided; those kept are `cands[..write]`.
+    read: usize,
+    write: usize,
+}
+
+impl<'a> Keep<'a> {
+    fn new(cands: &'a mut Vec<u32>) -> Keep<'a> {
+        Keep {
+            cands,
+            read: 0,
+            write: 0,
+        }
+    }
+
+    /// The first undecided candidate.
+    fn next(&self) -> Option<u32> {
+        self.cands.get(self.read).copied()
+    }
+
+    /// Drops the undecided candidates below `n`.
+    fn drop_below(&mut self, n: u32) {
+        while self.read < self.cands.len() && self.cands[self.read] < n {
+            self.read += 1;
+        }
+    }
+
+    /// Keeps the undecided candidates in `first..=last`, dropping those below.
+    #[inline]
+    fn run(&mut self, first: u32, last: u32) {
+        self.drop_below(first);
+        while self.read < self.cands.len() && self.cands[self.read] <= last {
+            self.cands[self.write] = self.cands[self.read];
+            self.write += 1;
+            self.read += 1;
+        }
+    }
+
+    /// Keeps the undecided candidates up to the last of `nums` (ascending) that `nums` holds,
+    /// dropping the others: each found by a binary search of what is left of `nums` when they
+    /// are few beside it (a common word walked against a rare one's candidates), else by one
+    /// merge of both without a branch per step.
+    fn nums(&mut self, nums: &[u32]) {
+        let Some(&hi) = nums.last() else {
+            return;
+        };
+        let end = self.read + self.cands[self.read..].partition_point(|&c| c <= hi);
+        if self.read == end {
+            return;
+        }
+        if (end - self.read) * 16 < nums.len() {
+            let mut from = 0;
+            for j in self.read..end {
+                let c = self.cands[j];
+                from += nums[from..].partition_point(|&x| x < c);
+                self.cands[self.write] = c;
+                self.write += usize::from(nums.get(from) == Some(&c));
+            }
+        } else {
+            let (mut i, mut j) = (0, self.read);
+            while i < nums.len() && j < end {
+                let (a, b) = (nums[i], self.cands[j]);
+                self.cands[self.write] = b;
+                self.write += usize::from(a == b);
+                i += usize::from(a <= b);
+                j += usize::from(b <= a);
+            }
+        }
+        self.read = end;
+    }
+
+    /// Drops every undecided candidate.
+    fn finish(self) {
+        self.cands.truncate(self.write);
+    }
+}
+
+/// [`filter_in_entry`] of a portable roaring serialization: each candidate is looked up in its
+/// container (a bit test, or a search of the array's values) without decoding the bitmap. The
+/// layout [`serialize_roaring`] writes is probed in place; another one (with run containers)
+/// is read by the library. Checks the keys and container lengths, and the largest number.
+fn roaring_filter(data: &[u8], cands: &mut Vec<u32>) -> Result<Option<u32>, String> {
+    let Some(all) = containers(data)? else {
+        let bm = RoaringBitmap::deserialize_from(data).map_err(|e| e.to_string())?;
+        cands.retain(|&n| bm.contains(n));
+        return Ok(bm.max());
+    };
+    let (mut read, mut write) = (0, 0);
+    for &Container {
+        key, card, bytes, ..
+    } in &all
+    {
+        let high = u32::from(key) << 16;
+        while read < cands.len() && cands[read] < high {
+            read += 1;
+        }
+        let in_container = |n: u32| n >> 16 == u32::from(key);
+        if card <= 4096 {
+            let value = |i: usize| u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]);
+            // Candidates and values both ascend: each search starts where the last ended.
+            let mut from = 0;
+            while read < cands.len() && in_container(cands[read]) {
+                let low = cands[read] as u16;
+                let mut lo = from;
+                let mut hi = card;
+                while lo < hi {
+                    let mid = (lo + hi) / 2;
+                    if value(mid) < low {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                from = lo;
+                if lo < card && value(lo) == low {
+                    cands[write] = cands[read];
+                    write += 1;
+                }
+                read += 1;
+            }
+        } else {
+            let word =
+                |i: usize| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().expect("8"));
+            while read < cands.len() && in_container(cands[read]) {
+                let low = (cands[read] & 0xffff) as usize;
+                if word(low / 64) >> (low % 64) & 1 == 1 {
+                    cands[write] = cands[read];
+                    write += 1;
+                }
+                read += 1;
+            }
+        }
+    }
+    cands.truncate(write);
+    match all.last() {
+        Some(c) => Ok(Some(
+            u32::from(c.key) << 16 | container_max(c.card, c.bytes)?,
+        )),
+        None => Ok(None),
+    }
+}
+
+/// The largest low half of a serialized roaring container of `card` numbers (an array of
+/// `card` values when at most 4096, else 8 KiB of bits).
+fn container_max(card: usize, bytes: &[u8]) -> Result<u32, String> {
+    let low = if card <= 4096 {
+        let b = &bytes[bytes.len() - 2..];
+        Some(u32::from(u16::from_le_bytes([b[0], b[1]])))
+    } else {
+        bytes.chunks_exact(8).enumerate().rev().find_map(|(i, w)| {
+            let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+            (w != 0).then(|| i as u32 * 64 + 63 - w.leading_zeros())
+        })
+    };
+    low.ok_or_else(|| "roaring bitmap: empty container".to_string())
 }
 
 /// Numbers decoded before they are handed on: a tight loop fills a buffer on the stack, and
@@ -1276,6 +1562,11 @@ mod tests {
                 let (bits, max) = decode_entry_in(&entry, 0, &keys).unwrap();
                 prop_assert_eq!(bits, &full & &mask);
                 prop_assert_eq!(max, list.last().copied());
+                prop_assert_eq!(entry_len(&entry, 0).unwrap(), list.len() as u64);
+                let mut kept = cands.clone();
+                let max = filter_in_entry(&entry, 0, &mut kept).unwrap();
+                prop_assert_eq!(kept, (&full & &among).iter().collect::<Vec<_>>());
+                prop_assert_eq!(max, list.last().copied());
                 // Damaged: any answer or an error, never a panic.
                 let mut bad = entry.clone();
                 for (at, x) in &flips {
@@ -1287,6 +1578,8 @@ mod tests {
                 let _ = hits_in_entry(&bad, 0, &cands, |_| ());
                 let _ = among_in_entry(&bad, 0, &among);
                 let _ = decode_entry_in(&bad, 0, &keys);
+                let _ = filter_in_entry(&bad, 0, &mut cands.clone());
+                let _ = entry_len(&bad, 0);
             }
         }
 
