@@ -477,6 +477,28 @@ impl TermSource for CachedTerms<'_> {
         }
     }
 
+    /// `None` (the terms' bitmaps, intersected) when the cache holds every term, or has room
+    /// to keep the ones it lacks without evicting (so later searches hit them); else the
+    /// reader's intersection of the lists, which keeps nothing.
+    fn terms_and(&self, terms: &[Vec<u8>]) -> Result<Option<RoaringBitmap>, StoreError> {
+        let mut room = self.cache.term_room();
+        for t in terms {
+            if self.cache.peek_term_len(self.path, t).is_some() {
+                continue;
+            }
+            // Decoded, a list takes about twice its entry's bytes (two per number in arrays).
+            let need = self
+                .reader
+                .cost_hint(t)?
+                .map_or(0, |b| 2 * b + TERM_OVERHEAD);
+            match room.checked_sub(need) {
+                Some(left) => room = left,
+                None => return self.reader.terms_and(terms),
+            }
+        }
+        Ok(None)
+    }
+
     fn union_prefixed(
         &self,
         prefix: &[u8],

@@ -81,6 +81,14 @@ pub trait TermSource {
     fn cost_hint(&self, _term: &[u8]) -> Result<Option<u64>, StoreError> {
         Ok(None)
     }
+    /// The events holding every one of `terms` (lowercased, at least two) when the source
+    /// intersects their lists itself, without building each one's bitmap: a warm bucket reads
+    /// the shortest list and narrows it by each of the others in turn (see
+    /// `postings::filter_in_entry`). `None`: the `And` intersects the terms' bitmaps (a search
+    /// cache that holds them, or will keep them, answers so).
+    fn terms_and(&self, _terms: &[Vec<u8>]) -> Result<Option<RoaringBitmap>, StoreError> {
+        Ok(None)
+    }
     /// Unions into `out` the postings of every term starting with `prefix` for which `accept`
     /// returns true.
     fn union_prefixed(
@@ -220,20 +228,38 @@ fn eval_depth(
             cut(out)
         }
         TermQuery::And(qs) => {
+            let mut acc: Option<Arc<RoaringBitmap>> = None;
+            let mut rest: Vec<&TermQuery> = qs.iter().collect();
+            // Plain terms intersected by the source itself, when it can: the rest narrow that.
+            let terms: Vec<Vec<u8>> = qs
+                .iter()
+                .filter_map(|q| match q {
+                    TermQuery::Term(t) => Some(lower(t)),
+                    _ => None,
+                })
+                .collect();
+            if window.is_none() && terms.len() > 1 {
+                if let Some(b) = src.terms_and(&terms)? {
+                    if b.is_empty() {
+                        return Ok(Arc::new(b));
+                    }
+                    acc = Some(Arc::new(b));
+                    rest.retain(|q| !matches!(q, TermQuery::Term(_)));
+                }
+            }
             // Terms cheapest first (then the rest in the query's order): the first decoded
             // is the smallest, and the later ones are walked against it once few events are
             // left (a common word typed first no longer decodes its whole list).
-            let mut order: Vec<(u64, usize)> = Vec::with_capacity(qs.len());
-            for (i, sub) in qs.iter().enumerate() {
+            let mut order: Vec<(u64, usize)> = Vec::with_capacity(rest.len());
+            for (i, sub) in rest.iter().enumerate() {
                 let cost = match sub {
-                    TermQuery::Term(t) if qs.len() > 1 => src.cost_hint(&lower(t))?,
+                    TermQuery::Term(t) if rest.len() > 1 => src.cost_hint(&lower(t))?,
                     _ => None,
                 };
                 order.push((cost.unwrap_or(u64::MAX), i));
             }
             order.sort_unstable();
-            let mut acc: Option<Arc<RoaringBitmap>> = None;
-            for sub in order.iter().map(|&(_, i)| &qs[i]) {
+            for sub in order.iter().map(|&(_, i)| rest[i]) {
                 // Few events left: narrow by a term without building its bitmap.
                 let walked = match (&acc, sub) {
                     (Some(a), TermQuery::Term(t)) if a.len().saturating_mul(WALK_BELOW) < span => {

@@ -1,7 +1,9 @@
 //! An `And` whose events left are few narrows by its later terms walking their postings
-//! (`TermSource::postings_among`) instead of building their bitmaps: the answers are those of
-//! the events' text, in a hot bucket (which builds) and in the warm bucket it rolls into (which
-//! walks), whichever term comes first.
+//! (`TermSource::postings_among`) instead of building their bitmaps, and a warm bucket
+//! intersects an `And` of terms whose shortest list is sparse by listing that list and
+//! filtering it by the others (`TermSource::terms_and`): the answers are those of the events'
+//! text, in a hot bucket (which builds) and in the warm bucket it rolls into (which walks),
+//! whichever term comes first.
 
 use lode_event::Event;
 use lode_store::{list_buckets, open_bucket, BucketKind, IndexWriter, TermQuery};

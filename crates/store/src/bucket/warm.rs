@@ -340,6 +340,19 @@ impl WarmBucket {
         Ok(&scratch.slots[i].1)
     }
 
+    /// The kind of the postings entry lexicon value `v` points at (`None` for an inline value)
+    /// and its bytes (header and data; 1 for an inline value).
+    fn entry_head(&self, v: u64) -> Result<(Option<u8>, u64), StoreError> {
+        self.read_postings(v, &mut BlockScratch::default(), |at| match at {
+            PostingsAt::Inline(n) => Ok(((None, 1), Some(n))),
+            PostingsAt::Entry(block, offset) => {
+                let head = block.get(offset..).ok_or("entry offset beyond its block")?;
+                let (kind, h, len) = postings::parse_header(head)?;
+                Ok(((Some(kind), h as u64 + len), None))
+            }
+        })
+    }
+
     /// The lexicon value of `term` (lowercased), from the recent lookups or the lexicon.
     fn lookup(&self, term: &[u8]) -> Result<Option<u64>, StoreError> {
         let recent = || self.recent_terms.lock().unwrap_or_else(|p| p.into_inner());
@@ -387,6 +400,11 @@ impl WarmBucket {
         (recent.len(), recent.iter().map(|(_, d)| d.len()).sum())
     }
 }
+
+/// An `And` of terms whose shortest list holds more than one event in this many is left to
+/// intersect the terms' bitmaps ([`TermSource::terms_and`] answers `None`): the density from
+/// which roaring keeps a container as bits.
+const DENSE_AND_FROM: u64 = 16;
 
 /// What a lexicon value points at, read ([`WarmBucket::read_postings`]): the single event
 /// number of an inline value, or the decompressed postings block and the entry's offset in it.
@@ -459,18 +477,64 @@ impl TermSource for WarmBucket {
     }
 
     fn cost_hint(&self, term: &[u8]) -> Result<Option<u64>, StoreError> {
-        let Some(v) = self.lookup(term)? else {
-            return Ok(Some(0));
-        };
-        let cost = self.read_postings(v, &mut BlockScratch::default(), |at| match at {
-            PostingsAt::Inline(n) => Ok((1, Some(n))),
-            PostingsAt::Entry(block, offset) => {
-                let head = block.get(offset..).ok_or("entry offset beyond its block")?;
-                let (_, h, len) = postings::parse_header(head)?;
-                Ok((h as u64 + len, None))
+        Ok(Some(match self.lookup(term)? {
+            Some(v) => self.entry_head(v)?.1,
+            None => 0,
+        }))
+    }
+
+    /// The shortest list read into a list of candidates, then narrowed by each longer one in
+    /// turn (`postings::filter_in_entry`): no term's bitmap is built, and a roaring list is
+    /// probed only at the candidates.
+    fn terms_and(&self, terms: &[Vec<u8>]) -> Result<Option<RoaringBitmap>, StoreError> {
+        let mut order = Vec::with_capacity(terms.len());
+        for t in terms {
+            let Some(v) = self.lookup(t)? else {
+                return Ok(Some(RoaringBitmap::new()));
+            };
+            let (kind, cost) = self.entry_head(v)?;
+            order.push((cost, kind, v));
+        }
+        order.sort_unstable();
+        // The shortest dense (more than one event in DENSE_AND_FROM): intersecting bitmaps
+        // a container at a time beats listing its numbers (a roaring list's, or the runs of a
+        // sourcetype's word).
+        let (_, kind, v) = order[0];
+        let dense = |n: u64| n.saturating_mul(DENSE_AND_FROM) > self.meta.event_count;
+        if kind == Some(postings::KIND_ROARING)
+            || (kind.is_some()
+                && dense(
+                    self.read_postings(v, &mut BlockScratch::default(), |at| match at {
+                        PostingsAt::Inline(n) => Ok((1, Some(n))),
+                        PostingsAt::Entry(block, offset) => {
+                            Ok((postings::entry_len(block, offset)?, None))
+                        }
+                    })?,
+                ))
+        {
+            return Ok(None);
+        }
+        let mut scratch = BlockScratch::default();
+        let mut cands = Vec::new();
+        let mut rest = order.iter().map(|&(_, _, v)| v);
+        if let Some(v) = rest.next() {
+            self.extend_postings(v, &mut scratch, &mut cands)?;
+        }
+        for v in rest {
+            if cands.is_empty() {
+                break;
             }
-        })?;
-        Ok(Some(cost))
+            self.read_postings(v, &mut scratch, |at| match at {
+                PostingsAt::Inline(n) => {
+                    cands.retain(|&c| c == n);
+                    Ok(((), Some(n)))
+                }
+                PostingsAt::Entry(block, offset) => {
+                    Ok(((), postings::filter_in_entry(block, offset, &mut cands)?))
+                }
+            })?;
+        }
+        Ok(Some(postings::bitmap_of_sorted(cands.into_iter())))
     }
 
     fn postings_in(&self, term: &[u8], window: &Window) -> Result<Arc<RoaringBitmap>, StoreError> {
