@@ -590,6 +590,7 @@ impl Sizing {
         let size = |f: &str| std::fs::metadata(path.join(f)).map_or(0, |m| m.len());
         Sizing {
             fixed: READER_OVERHEAD
+                + lode_store::bucket::warm::KNOWN_TERMS_BYTES
                 + size(META_FILE)
                 + reader.bloom_bytes()
                 + reader.slice_table_bytes() as u64
@@ -623,17 +624,23 @@ mod tests {
 
     /// An index of `n` warm buckets of 50 events each; returns the bucket directories.
     fn index(root: &Path, n: usize) -> Vec<PathBuf> {
+        index_of(root, n, 50, |_| String::new())
+    }
+
+    /// An index of `n` warm buckets of `per` events each, event `i`'s text ending with
+    /// `more(i)`; returns the bucket directories.
+    fn index_of(root: &Path, n: usize, per: i64, more: impl Fn(i64) -> String) -> Vec<PathBuf> {
         let cfg = IndexConfig {
             name: "main".into(),
             ..IndexConfig::default()
         };
         let (w, _) = IndexWriter::open(&root.join("main"), cfg).unwrap();
         for b in 0..n {
-            let evs: Vec<Event> = (0..50)
+            let evs: Vec<Event> = (0..per)
                 .map(|i| Event {
-                    time: (1_000 + b as i64 * 100 + i) * 1_000_000,
+                    time: (1_000 + b as i64 * per * 2 + i) * 1_000_000,
                     index_time: 1_000,
-                    raw: format!("bucket{b} event{i} common word{}", i % 7),
+                    raw: format!("bucket{b} event{i} common word{}{}", i % 7, more(i)),
                     host: format!("h{}", i % 3).into(),
                     source: "t.log".into(),
                     sourcetype: "t".into(),
@@ -960,26 +967,35 @@ mod tests {
     #[test]
     fn decoded_postings_stay_within_their_share() {
         let dir = tempfile::tempdir().unwrap();
-        let paths = index(dir.path(), 1);
+        // 100 terms `t0`–`t99` of 2,000 events each: a share of them outweighs a reader.
+        let paths = index_of(dir.path(), 1, 20_000, |i| {
+            (0..10)
+                .map(|j| format!(" t{}", (i + j * 10) % 100))
+                .collect()
+        });
         let r0 = WarmBucket::open(&paths[0]).unwrap();
         let one = sizing(&paths[0]).fixed;
-        // A terms' share of about 45 terms' postings (of the 50 looked up), with room for the
-        // reader beside a full share: the share is what binds.
-        let term = r0.eval(&TermQuery::Term(b"event1".to_vec())).unwrap();
+        // A terms' share of `share` terms' postings, five fewer than are looked up, with room
+        // for the reader beside a full share: the share is what binds.
+        let term = r0.eval(&TermQuery::Term(b"t1".to_vec())).unwrap();
+        assert_eq!(term.len(), 2000);
         let per_term = term.serialized_size() as u64 + 6 + TERM_OVERHEAD;
-        let budget = TERMS_SHARE * per_term * 45;
+        let share = 45.max(one.div_ceil(per_term));
+        let looked_up = share + 5;
+        assert!(looked_up <= 100, "{one} {per_term}");
+        let budget = TERMS_SHARE * per_term * share;
         assert!(budget >= one + budget / TERMS_SHARE, "{one} {per_term}");
         let c = BucketCache::new(budget);
         let r = c.open_warm(&paths[0]).unwrap();
-        for i in 0..50 {
-            let q = TermQuery::Term(format!("event{i}").into_bytes());
+        for i in 0..looked_up {
+            let q = TermQuery::Term(format!("t{i}").into_bytes());
             assert_eq!(*c.eval(&paths[0], &r, &q).unwrap(), r.eval(&q).unwrap());
             let s = c.stats();
             assert!(s.bytes <= s.budget, "{s:?}");
             assert!(s.term_bytes <= s.budget / TERMS_SHARE, "{s:?}");
         }
         let s = c.stats();
-        assert!(s.term_entries > 0 && s.term_entries < 50, "{s:?}");
+        assert!(s.term_entries > 0 && s.term_entries < looked_up, "{s:?}");
         assert_eq!(s.entries, 1, "{s:?}");
     }
 

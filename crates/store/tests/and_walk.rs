@@ -37,6 +37,17 @@ fn events() -> Vec<Event> {
         .collect()
 }
 
+/// The events of [`events`] indexed under `dir` and rolled into a warm bucket, and its reader.
+fn warm(dir: &std::path::Path) -> (Vec<Event>, lode_store::WarmBucket) {
+    let (w, _) = IndexWriter::open(dir, Default::default()).unwrap();
+    let evs = events();
+    w.append(&evs).unwrap();
+    w.roll().unwrap();
+    w.close().unwrap();
+    let info = &list_buckets(dir).unwrap()[0];
+    (evs, lode_store::WarmBucket::open(&info.path).unwrap())
+}
+
 fn term(t: &str) -> TermQuery {
     TermQuery::Term(t.as_bytes().to_vec())
 }
@@ -89,13 +100,7 @@ fn and_of_terms_answers_as_the_text_in_hot_and_warm_buckets() {
 fn a_warm_reader_keeps_its_recent_postings_blocks() {
     use lode_store::bucket::warm::RECENT_POSTINGS_BYTES;
     let dir = tempfile::tempdir().unwrap();
-    let (w, _) = IndexWriter::open(dir.path(), Default::default()).unwrap();
-    let evs = events();
-    w.append(&evs).unwrap();
-    w.roll().unwrap();
-    w.close().unwrap();
-    let info = &list_buckets(dir.path()).unwrap()[0];
-    let b = lode_store::WarmBucket::open(&info.path).unwrap();
+    let (evs, b) = warm(dir.path());
     assert_eq!(b.recent_postings_held(), (0, 0));
     let q = term("third");
     let first = lode_store::BucketRead::eval(&b, &q).unwrap();
@@ -113,4 +118,40 @@ fn a_warm_reader_keeps_its_recent_postings_blocks() {
         want(&evs, &["fifth", "third"])
     );
     assert_eq!(b.recent_postings_held(), (n, bytes));
+}
+
+/// A warm reader remembers its lexicon lookups (present and absent terms) within its bound,
+/// not those of long terms, and answers as the lexicon does after forgetting them.
+#[test]
+fn a_warm_reader_remembers_its_lookups_within_its_bound() {
+    use lode_store::bucket::warm::{KNOWN_TERMS, KNOWN_TERM_LEN};
+    let dir = tempfile::tempdir().unwrap();
+    let (evs, b) = warm(dir.path());
+    let eval = |q: &TermQuery| lode_store::BucketRead::eval(&b, q).unwrap();
+    assert_eq!(eval(&term("rare")), want(&evs, &["rare"]));
+    assert_eq!(eval(&term("absent")), RoaringBitmap::new());
+    assert_eq!(b.known_terms_held(), 2);
+    // Again: from what the reader remembers.
+    assert_eq!(eval(&term("RARE")), want(&evs, &["rare"]));
+    assert_eq!(b.known_terms_held(), 2);
+    let long = "x".repeat(KNOWN_TERM_LEN + 1);
+    assert_eq!(eval(&term(&long)), RoaringBitmap::new());
+    assert_eq!(b.known_terms_held(), 2);
+    // Many more terms than the bound (numbers present and absent, absent words): never more
+    // than the bound held, and every answer the text's.
+    for i in 0..2 * KNOWN_TERMS + 7 {
+        // `seq=n`: n alone is a term of one event (3000–5999), of none from 6000.
+        let n = 3000 + i % 6000;
+        assert_eq!(
+            eval(&term(&n.to_string())).len(),
+            u64::from(n < 6000),
+            "{n}"
+        );
+        assert!(eval(&term(&format!("none{i}"))).is_empty());
+        assert!(b.known_terms_held() <= KNOWN_TERMS);
+    }
+    for words in [&["rare", "every"][..], &["third", "fifth"], &["once"]] {
+        let q = TermQuery::And(words.iter().map(|w| term(w)).collect());
+        assert_eq!(eval(&q), want(&evs, words), "{words:?}");
+    }
 }

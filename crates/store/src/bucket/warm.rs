@@ -61,17 +61,22 @@ pub struct WarmBucket {
     /// bucket and then, when that is not enough, over the whole of it, and each time reads the
     /// same blocks (a common word's block is hundreds of KiB).
     recent_postings: Mutex<VecDeque<(u64, Arc<Vec<u8>>)>>,
-    /// The last [`RECENT_TERMS`] terms looked up in the lexicon and their values: an `And`
-    /// sizes its terms ([`TermSource::cost_hint`]) before reading them, and a windowed read
-    /// may evaluate its term twice; each lexicon lookup decompresses a 16 KiB block.
-    recent_terms: Mutex<VecDeque<LookedUp>>,
+    /// Terms looked up in the lexicon and their values (`None`: absent), up to [`KNOWN_TERMS`]
+    /// of at most [`KNOWN_TERM_LEN`] bytes (then forgotten all at once): each lookup
+    /// decompresses a 16 KiB lexicon block, an `And` sizes its terms
+    /// ([`TermSource::cost_hint`]) before reading them, a windowed read may evaluate its term
+    /// twice, and searches ask a bucket for the same words again and again (the 10 GB service
+    /// spent 7 % of its CPU in lookups when a reader remembered its last 32).
+    known_terms: Mutex<std::collections::HashMap<Box<[u8]>, Option<u64>>>,
 }
 
-/// A term looked up in a lexicon, and its value (`None`: absent).
-type LookedUp = (Box<[u8]>, Option<u64>);
-
-/// Lexicon lookups a warm reader remembers (see `WarmBucket::recent_terms`).
-pub const RECENT_TERMS: usize = 32;
+/// Lexicon lookups a warm reader remembers (see `WarmBucket::known_terms`).
+pub const KNOWN_TERMS: usize = 1024;
+/// Longest term a warm reader remembers the lookup of, bytes.
+pub const KNOWN_TERM_LEN: usize = 64;
+/// Most bytes a warm reader's remembered lookups take: each term's bytes and about 48 of
+/// map slot and allocation.
+pub const KNOWN_TERMS_BYTES: u64 = (KNOWN_TERMS * (KNOWN_TERM_LEN + 48)) as u64;
 
 /// Bytes of decompressed postings blocks a warm reader keeps (see
 /// `WarmBucket::recent_postings`); a larger block is not kept.
@@ -115,7 +120,7 @@ impl WarmBucket {
             cols,
             id: crate::slice_cache::reader_id(),
             recent_postings: Mutex::new(VecDeque::new()),
-            recent_terms: Mutex::new(VecDeque::new()),
+            known_terms: Mutex::new(std::collections::HashMap::new()),
         })
     }
 
@@ -353,18 +358,20 @@ impl WarmBucket {
         })
     }
 
-    /// The lexicon value of `term` (lowercased), from the recent lookups or the lexicon.
+    /// The lexicon value of `term` (lowercased), from the lookups remembered or the lexicon.
     fn lookup(&self, term: &[u8]) -> Result<Option<u64>, StoreError> {
-        let recent = || self.recent_terms.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, v)) = recent().iter().find(|(t, _)| **t == *term) {
+        let known = || self.known_terms.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(v) = known().get(term) {
             return Ok(*v);
         }
         let v = self.lexicon()?.get(term, &mut LexScratch::default())?;
-        let mut r = recent();
-        if r.len() >= RECENT_TERMS {
-            r.pop_front();
+        if term.len() <= KNOWN_TERM_LEN {
+            let mut k = known();
+            if k.len() >= KNOWN_TERMS {
+                k.clear();
+            }
+            k.insert(term.into(), v);
         }
-        r.push_back((term.into(), v));
         Ok(v)
     }
 
@@ -389,6 +396,14 @@ impl WarmBucket {
             };
             held -= d.len();
         }
+    }
+
+    /// Lexicon lookups this reader remembers (a diagnostic for tests).
+    pub fn known_terms_held(&self) -> usize {
+        self.known_terms
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .len()
     }
 
     /// Decompressed postings blocks this reader keeps, and their bytes (a diagnostic for tests).
