@@ -102,6 +102,44 @@ fn newest_first_across_overlapping_buckets() {
     assert_eq!(flatten(&mut rows), flatten(&mut slow));
 }
 
+/// A newest-first read whose term query decides the clause exactly merges keys and reads only
+/// the events it emits (rule LAZY-ROWS, `scan::merge`): over four buckets that interleave in
+/// time a `head` reads the rows it hands on (the first batch of 16, which the `head` then
+/// cuts), not a first chunk of 16 in each bucket, and gives the naive twin's rows.
+#[test]
+fn interleaved_buckets_read_only_the_rows_emitted() {
+    let dir = tempfile::tempdir().unwrap();
+    // Bucket k holds times ≡ k (mod 4); `word` on every event, `odd` on odd numbers.
+    let chunks: Vec<Chunk> = (0..4)
+        .map(|k| Chunk {
+            events: (0..300)
+                .map(|i| {
+                    let n = i * 4 + k;
+                    let t = (1_600_000_000 + n as i64) * SEC;
+                    let odd = if n % 2 == 1 { " odd" } else { "" };
+                    event(t, "h", "st", &format!("n={n} word{odd}"))
+                })
+                .collect(),
+            roll: k < 3,
+        })
+        .collect();
+    write_index(dir.path(), "main", &chunks);
+    for (q, rows_want, most_scanned) in [
+        ("word | head 10", 10, 16),
+        ("word odd | head 7", 7, 16),
+        ("word | head 600", 600, 1200),
+        ("word n=1199 | head 5", 1, 1200),
+    ] {
+        let (rows, stats) = same_as_naive(dir.path(), q);
+        assert_eq!(rows.len(), rows_want, "{q}");
+        assert!(
+            stats.events_scanned <= most_scanned,
+            "{q}: scanned {}",
+            stats.events_scanned
+        );
+    }
+}
+
 #[test]
 fn equal_times_have_one_deterministic_order() {
     let dir = tempfile::tempdir().unwrap();

@@ -241,6 +241,17 @@ impl Cursor {
             && self.blocks.as_ref().is_none_or(BlockOrder::is_done)
     }
 
+    /// Reports the error met while ordering the candidates, if any (nothing more is read
+    /// then); else fills `sorted` with the next chunk ([`Cursor::next_chunk`]).
+    fn start_chunk(&mut self) -> Result<(), StoreError> {
+        if let Some(e) = self.pending.take() {
+            self.pos = self.ids.len();
+            self.keyed_left = 0;
+            return Err(e);
+        }
+        self.next_chunk()
+    }
+
     /// Fills `sorted` with the next `self.chunk` candidates in ascending number order.
     fn next_chunk(&mut self) -> Result<(), StoreError> {
         self.sorted.clear();
@@ -310,12 +321,7 @@ impl Cursor {
         out: &mut Vec<(Key, Row)>,
         stats: &mut SearchStats,
     ) -> Result<(), StoreError> {
-        if let Some(e) = self.pending.take() {
-            self.pos = self.ids.len();
-            self.keyed_left = 0;
-            return Err(e);
-        }
-        self.next_chunk()?;
+        self.start_chunk()?;
         let start = out.len();
         let src = &self.src;
         if columns_only {
@@ -324,28 +330,9 @@ impl Cursor {
             self.bucket
                 .read_events(&mut self.sorted.iter().copied(), &mut |v| {
                     stats.events_scanned += 1;
-                    let key = Key::new(src, v.time, v.num);
-                    let index = &*src.index;
-                    let decided = match clause {
-                        None => Ok(true),
-                        Some(c) => matcher::matches_event(c, &mut EventSubject::new(&v, index)),
-                    };
-                    let row = match decided {
-                        Ok(false) => None,
-                        Ok(true) if slim.is_some() => {
-                            Some(slim_row(&v, index, slim.unwrap_or_default()))
-                        }
-                        Ok(true) => Some(to_row(&v, index, src.info.id)),
-                        Err(Undecided) => {
-                            let mut row = to_row(&v, index, src.info.id);
-                            clause
-                                .is_none_or(|c| matcher::matches(c, &mut row))
-                                .then_some(row)
-                        }
-                    };
-                    if let Some(row) = row {
+                    if let Some(row) = event_row(src, &v, clause, slim) {
                         stats.events_matched += 1;
-                        out.push((key, row));
+                        out.push((Key::new(src, v.time, v.num), row));
                     }
                     true
                 })?;
@@ -354,6 +341,70 @@ impl Cursor {
             out[start..].sort_unstable_by_key(|r| std::cmp::Reverse(r.0));
         }
         Ok(())
+    }
+
+    /// The keys of the next chunk of candidates, newest first, appended to `out` without
+    /// reading their events: a time-ordered read whose term query decides the clause exactly
+    /// needs only the times to merge, and reads the rows it emits ([`Cursor::read_rows`]).
+    pub fn read_keys(&mut self, out: &mut Vec<Key>) -> Result<(), StoreError> {
+        self.start_chunk()?;
+        let start = out.len();
+        for &n in &self.sorted {
+            out.push(Key::new(&self.src, self.bucket.time(n)?, n));
+        }
+        out[start..].sort_unstable_by_key(|&k| std::cmp::Reverse(k));
+        Ok(())
+    }
+
+    /// The rows of events `nums` (ascending; candidates whose keys [`Cursor::read_keys`] gave,
+    /// of a query without a clause to verify), appended to `out` with their numbers.
+    pub fn read_rows(
+        &mut self,
+        nums: &[u32],
+        slim: Option<&[&'static str]>,
+        out: &mut Vec<(u32, Row)>,
+        stats: &mut SearchStats,
+    ) -> Result<(), StoreError> {
+        let src = &self.src;
+        self.bucket
+            .read_events(&mut nums.iter().copied(), &mut |v| {
+                stats.events_scanned += 1;
+                if let Some(row) = event_row(src, &v, None, slim) {
+                    stats.events_matched += 1;
+                    out.push((v.num, row));
+                }
+                true
+            })
+    }
+}
+
+/// The row of event `v` of `src` when it satisfies `clause` (none: every event does): a columns
+/// row with `slim`'s fields ([`slim_row`]), else a full event row. The event is checked first
+/// without building a row ([`matcher::matches_event`]); only what that cannot decide gets a
+/// full row for the matcher.
+fn event_row(
+    src: &BucketRef,
+    v: &EventView<'_>,
+    clause: Option<&SearchExpr>,
+    slim: Option<&[&'static str]>,
+) -> Option<Row> {
+    let index = &*src.index;
+    let decided = match clause {
+        None => Ok(true),
+        Some(c) => matcher::matches_event(c, &mut EventSubject::new(v, index)),
+    };
+    match decided {
+        Ok(false) => None,
+        Ok(true) => Some(match slim {
+            Some(keep) => slim_row(v, index, keep),
+            None => to_row(v, index, src.info.id),
+        }),
+        Err(Undecided) => {
+            let mut row = to_row(v, index, src.info.id);
+            clause
+                .is_none_or(|c| matcher::matches(c, &mut row))
+                .then_some(row)
+        }
     }
 }
 
