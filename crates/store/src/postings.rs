@@ -953,51 +953,53 @@ pub fn among_in_entry(
 }
 
 /// How many numbers the entry at `offset` of an uncompressed block holds, counted without
-/// decoding them (varint ends, run lengths, container cardinalities): whether an `And` lists
-/// its shortest term's numbers or intersects bitmaps. A damaged entry gives an error or any
-/// count.
-pub fn entry_len(block: &[u8], offset: usize) -> Result<u64, String> {
+/// decoding them (varint ends, run lengths, container cardinalities) and only until the count
+/// passes `limit` (then some count above it): whether an `And` lists its shortest term's
+/// numbers or, when they are dense, intersects bitmaps — a dense list is told from its first
+/// groups. A damaged entry gives an error or any count.
+pub fn entry_len(block: &[u8], offset: usize, limit: u64) -> Result<u64, String> {
     let (kind, data) = entry_at(block, offset)?;
-    data_len(kind, data)
+    data_len(kind, data, limit)
 }
 
 /// [`entry_len`] of entry data of `kind`.
-fn data_len(kind: u8, data: &[u8]) -> Result<u64, String> {
-    Ok(match kind {
-        KIND_DELTAS => data.iter().filter(|&&b| b & 0x80 == 0).count() as u64,
+fn data_len(kind: u8, data: &[u8], limit: u64) -> Result<u64, String> {
+    let mut n = 0u64;
+    match kind {
+        KIND_DELTAS => {
+            // A varint ends at each byte below 0x80; counted 4 KiB at a time.
+            for part in data.chunks(4096) {
+                n += part.iter().filter(|&&b| b & 0x80 == 0).count() as u64;
+                if n > limit {
+                    break;
+                }
+            }
+        }
         KIND_RUNS => {
-            let mut n = 0u64;
-            for_each_run(kind, data, |first, last| n += u64::from(last - first) + 1)?;
-            n
+            let mut r = Reader::new(data);
+            while !r.is_empty() && n <= limit {
+                r.varint()?;
+                n = n.saturating_add(r.varint()?).saturating_add(1);
+            }
         }
         KIND_CHUNKED => {
-            let mut n = 0u64;
             for c in chunks(data)? {
-                n += data_len(c.kind, c.data)?;
+                n += data_len(c.kind, c.data, limit - n)?;
+                if n > limit {
+                    break;
+                }
             }
-            n
         }
         _ => {
-            let count = data
-                .get(..8)
-                .filter(|h| h[..4] == ROARING_COOKIE.to_le_bytes());
-            match count {
-                Some(h) => {
-                    let n = u32::from_le_bytes(h[4..8].try_into().expect("4 bytes")) as usize;
-                    let descs = data
-                        .get(8..8 + 4 * n.min(1 << 16))
-                        .ok_or("roaring bitmap cut short")?;
-                    descs
-                        .chunks_exact(4)
-                        .map(|d| u64::from(u16::from_le_bytes([d[2], d[3]])) + 1)
-                        .sum()
-                }
+            n = match containers(data)? {
+                Some(all) => all.iter().map(|c| c.card as u64).sum(),
                 None => RoaringBitmap::deserialize_from(data)
                     .map_err(|e| e.to_string())?
                     .len(),
             }
         }
-    })
+    }
+    Ok(n)
 }
 
 /// Keeps the members of `cands` (ascending) that the entry at `offset` of an uncompressed block
@@ -1562,7 +1564,12 @@ mod tests {
                 let (bits, max) = decode_entry_in(&entry, 0, &keys).unwrap();
                 prop_assert_eq!(bits, &full & &mask);
                 prop_assert_eq!(max, list.last().copied());
-                prop_assert_eq!(entry_len(&entry, 0).unwrap(), list.len() as u64);
+                let len = list.len() as u64;
+                prop_assert_eq!(entry_len(&entry, 0, u64::MAX).unwrap(), len);
+                for limit in [0, len / 3, len - 1, len] {
+                    let n = entry_len(&entry, 0, limit).unwrap();
+                    prop_assert!(if len > limit { n > limit } else { n == len }, "{n} {limit}");
+                }
                 let mut kept = cands.clone();
                 let max = filter_in_entry(&entry, 0, &mut kept).unwrap();
                 prop_assert_eq!(kept, (&full & &among).iter().collect::<Vec<_>>());
@@ -1579,7 +1586,7 @@ mod tests {
                 let _ = among_in_entry(&bad, 0, &among);
                 let _ = decode_entry_in(&bad, 0, &keys);
                 let _ = filter_in_entry(&bad, 0, &mut cands.clone());
-                let _ = entry_len(&bad, 0);
+                let _ = entry_len(&bad, 0, u64::MAX);
             }
         }
 

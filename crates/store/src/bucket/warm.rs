@@ -522,7 +522,8 @@ impl TermSource for WarmBucket {
                     self.read_postings(v, &mut BlockScratch::default(), |at| match at {
                         PostingsAt::Inline(n) => Ok((1, Some(n))),
                         PostingsAt::Entry(block, offset) => {
-                            Ok((postings::entry_len(block, offset)?, None))
+                            let limit = self.meta.event_count / DENSE_AND_FROM;
+                            Ok((postings::entry_len(block, offset, limit)?, None))
                         }
                     })?,
                 ))
