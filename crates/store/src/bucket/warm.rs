@@ -514,7 +514,9 @@ impl TermSource for WarmBucket {
         // The shortest dense (more than one event in DENSE_AND_FROM): intersecting bitmaps
         // a container at a time beats listing its numbers (a roaring list's, or the runs of a
         // sourcetype's word).
-        let (_, kind, v) = order[0];
+        let Some(&(_, kind, v)) = order.first() else {
+            return Ok(None);
+        };
         let dense = |n: u64| n.saturating_mul(DENSE_AND_FROM) > self.meta.event_count;
         if kind == Some(postings::KIND_ROARING)
             || (kind.is_some()
