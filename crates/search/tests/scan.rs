@@ -407,6 +407,11 @@ fn windowed_reads_of_a_large_bucket_match_the_naive_twin() {
         "common NOT mid | head 50",
         "mid | head 700",
         "s2 mid",
+        // A stream's run (dense in numbers, one piece) and a roaring word: intersected as
+        // bitmaps from the roaring list on (`TermSource::terms_and`).
+        "s3 alpha | head 20",
+        "s0 beta alpha | head 30",
+        "s1 alpha beta mid",
     ] {
         let (rows, stats) = same_as_naive(dir.path(), q);
         assert!(!rows.is_empty(), "{q}");

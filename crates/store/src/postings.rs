@@ -952,10 +952,11 @@ pub fn among_in_entry(
     Ok((bitmap_of_sorted(hits.into_iter()), max))
 }
 
-/// How many numbers the entry at `offset` of an uncompressed block holds, counted without
-/// decoding them (varint ends, run lengths, container cardinalities) and only until the count
-/// passes `limit` (then some count above it): whether an `And` lists its shortest term's
-/// numbers or, when they are dense, intersects bitmaps — a dense list is told from its first
+/// How many pieces the entry at `offset` of an uncompressed block holds — numbers of deltas
+/// and roaring layouts, runs of the runs layout (so at least its runs, at most its numbers) —
+/// counted without decoding them (varint ends, run pairs, container cardinalities) and only
+/// until the count passes `limit` (then some count above it): whether an `And` starts from its
+/// shortest term's runs or, when they are many, intersects bitmaps — told from the first
 /// groups. A damaged entry gives an error or any count.
 pub fn entry_len(block: &[u8], offset: usize, limit: u64) -> Result<u64, String> {
     let (kind, data) = entry_at(block, offset)?;
@@ -979,7 +980,8 @@ fn data_len(kind: u8, data: &[u8], limit: u64) -> Result<u64, String> {
             let mut r = Reader::new(data);
             while !r.is_empty() && n <= limit {
                 r.varint()?;
-                n = n.saturating_add(r.varint()?).saturating_add(1);
+                r.varint()?;
+                n += 1;
             }
         }
         KIND_CHUNKED => {
@@ -1002,21 +1004,57 @@ fn data_len(kind: u8, data: &[u8], limit: u64) -> Result<u64, String> {
     Ok(n)
 }
 
-/// Keeps the members of `cands` (ascending) that the entry at `offset` of an uncompressed block
-/// holds, in place, and returns the entry's largest number, without building a bitmap: what an
-/// `And` of several terms narrows its candidates by, term after term. A roaring entry is probed
-/// a candidate at a time from its bytes (a common word's bitmap containers are never copied),
-/// a chunked entry walks only the groups of containers that hold candidates, a deltas or runs
-/// entry is walked against them. Checks what it reads as [`decode_entry`] does. Naive twin:
-/// `cands.retain(|n| list.contains(n))`.
-pub fn filter_in_entry(
+/// Appends the numbers of the entry at `offset` of an uncompressed block to `out` as runs
+/// `(first, last)`, ascending, adjacent ones joined, and returns the entry's largest number:
+/// the candidates an `And` of terms starts from ([`filter_runs_in_entry`] narrows them). A
+/// sourcetype's word, a million numbers in long runs, is a few hundred runs. Checks the entry
+/// as [`decode_entry`] does.
+pub fn runs_into(
     block: &[u8],
     offset: usize,
-    cands: &mut Vec<u32>,
+    out: &mut Vec<(u32, u32)>,
+) -> Result<Option<u32>, String> {
+    let (kind, data) = entry_at(block, offset)?;
+    match kind {
+        KIND_ROARING => {
+            let mut nums = Vec::new();
+            roaring_into(data, &mut nums)?;
+            nums.iter().for_each(|&n| join(out, n, n));
+        }
+        KIND_DELTAS => deltas_in_chunks(data, 0, &mut [0u32; DELTAS_CHUNK], |nums| {
+            nums.iter().for_each(|&n| join(out, n, n))
+        })?,
+        _ => for_each_run(kind, data, |first, last| join(out, first, last))?,
+    }
+    Ok(out.last().map(|r| r.1))
+}
+
+/// Appends the run `first..=last` (above every number of `out`) to `out`, joined to the last
+/// run when adjacent.
+#[inline]
+fn join(out: &mut Vec<(u32, u32)>, first: u32, last: u32) {
+    match out.last_mut() {
+        Some(r) if r.1.checked_add(1) == Some(first) => r.1 = last,
+        _ => out.push((first, last)),
+    }
+}
+
+/// Narrows `cands` (ascending, disjoint runs) to the numbers the entry at `offset` of an
+/// uncompressed block holds, as runs, and returns the entry's largest number, without building
+/// a bitmap: what an `And` of several terms narrows its candidates by, term after term. A
+/// roaring entry is read only where candidates lie (array values found by a binary search,
+/// bitmap containers' set bits walked a word at a time), a chunked entry walks only the groups
+/// of containers that hold candidates, a deltas or runs entry is merged with them (a slice of
+/// numbers by binary search when the candidates are few beside it). Checks what it reads as
+/// [`decode_entry`] does. Naive twin: the candidates' numbers that the list holds.
+pub fn filter_runs_in_entry(
+    block: &[u8],
+    offset: usize,
+    cands: &mut Vec<(u32, u32)>,
 ) -> Result<Option<u32>, String> {
     let (kind, data) = entry_at(block, offset)?;
     if kind == KIND_ROARING {
-        return roaring_filter(data, cands);
+        return roaring_filter_runs(data, cands);
     }
     let mut keep = Keep::new(cands);
     let max = match kind {
@@ -1024,8 +1062,8 @@ pub fn filter_in_entry(
             let groups = chunks(data)?;
             let buf = &mut [0u32; DELTAS_CHUNK];
             for c in &groups {
-                keep.drop_below(c.base);
-                if keep.next().is_some_and(|n| n <= (c.base | 0xffff)) {
+                keep.skip_below(c.base);
+                if keep.next().is_some_and(|r| r.0 <= (c.base | 0xffff)) {
                     chunk_pieces(c, buf, &mut |p| match p {
                         Piece::Nums(nums) => keep.nums(nums),
                         Piece::Run(first, last) => keep.run(first, last),
@@ -1054,153 +1092,178 @@ pub fn filter_in_entry(
             max
         }
     };
-    keep.finish();
+    *cands = keep.out;
     Ok(max)
 }
 
-/// An in-place filter of ascending candidates by ascending runs of a list: those inside a run
-/// are kept, the rest dropped.
+/// The intersection of ascending, disjoint candidate runs with the ascending runs (or numbers)
+/// of a list, built as runs.
 struct Keep<'a> {
-    cands: &'a mut Vec<u32>,
-    /// Candidates before `read` are decided; those kept are `cands[..write]`.
-    read: usize,
-    write: usize,
+    cands: &'a [(u32, u32)],
+    /// Candidate runs before `i` end below everything still to come.
+    i: usize,
+    out: Vec<(u32, u32)>,
 }
 
 impl<'a> Keep<'a> {
-    fn new(cands: &'a mut Vec<u32>) -> Keep<'a> {
+    fn new(cands: &'a [(u32, u32)]) -> Keep<'a> {
         Keep {
             cands,
-            read: 0,
-            write: 0,
+            i: 0,
+            out: Vec::new(),
         }
     }
 
-    /// The first undecided candidate.
-    fn next(&self) -> Option<u32> {
-        self.cands.get(self.read).copied()
+    /// The first candidate run not passed.
+    fn next(&self) -> Option<(u32, u32)> {
+        self.cands.get(self.i).copied()
     }
 
-    /// Drops the undecided candidates below `n`.
-    fn drop_below(&mut self, n: u32) {
-        while self.read < self.cands.len() && self.cands[self.read] < n {
-            self.read += 1;
+    /// Passes the candidate runs that end below `n`.
+    fn skip_below(&mut self, n: u32) {
+        while self.i < self.cands.len() && self.cands[self.i].1 < n {
+            self.i += 1;
         }
     }
 
-    /// Keeps the undecided candidates in `first..=last`, dropping those below.
+    /// Keeps what the candidates hold of `first..=last`.
     #[inline]
     fn run(&mut self, first: u32, last: u32) {
-        self.drop_below(first);
-        while self.read < self.cands.len() && self.cands[self.read] <= last {
-            self.cands[self.write] = self.cands[self.read];
-            self.write += 1;
-            self.read += 1;
+        self.skip_below(first);
+        while let Some(&(a, b)) = self.cands.get(self.i) {
+            if a > last {
+                break;
+            }
+            join(&mut self.out, a.max(first), b.min(last));
+            if b > last {
+                break;
+            }
+            self.i += 1;
         }
     }
 
-    /// Keeps the undecided candidates up to the last of `nums` (ascending) that `nums` holds,
-    /// dropping the others: each found by a binary search of what is left of `nums` when they
-    /// are few beside it (a common word walked against a rare one's candidates), else by one
-    /// merge of both without a branch per step.
+    /// Keeps the numbers of `nums` (ascending) the candidates hold: those of each candidate run
+    /// found by two binary searches when the runs are few beside the numbers, else one merge.
     fn nums(&mut self, nums: &[u32]) {
-        let Some(&hi) = nums.last() else {
+        let (Some(&lo), Some(&hi)) = (nums.first(), nums.last()) else {
             return;
         };
-        let end = self.read + self.cands[self.read..].partition_point(|&c| c <= hi);
-        if self.read == end {
+        self.skip_below(lo);
+        let meeting = self.cands[self.i..].partition_point(|r| r.0 <= hi);
+        if meeting * 16 >= nums.len() {
+            nums.iter().for_each(|&n| self.run(n, n));
             return;
         }
-        if (end - self.read) * 16 < nums.len() {
-            let mut from = 0;
-            for j in self.read..end {
-                let c = self.cands[j];
-                from += nums[from..].partition_point(|&x| x < c);
-                self.cands[self.write] = c;
-                self.write += usize::from(nums.get(from) == Some(&c));
+        let mut from = 0;
+        while let Some(&(a, b)) = self.cands.get(self.i) {
+            if a > hi {
+                break;
             }
-        } else {
-            let (mut i, mut j) = (0, self.read);
-            while i < nums.len() && j < end {
-                let (a, b) = (nums[i], self.cands[j]);
-                self.cands[self.write] = b;
-                self.write += usize::from(a == b);
-                i += usize::from(a <= b);
-                j += usize::from(b <= a);
+            let start = from + nums[from..].partition_point(|&x| x < a);
+            let end = start + nums[start..].partition_point(|&x| x <= b);
+            nums[start..end]
+                .iter()
+                .for_each(|&n| join(&mut self.out, n, n));
+            from = end;
+            if b > hi {
+                break;
             }
+            self.i += 1;
         }
-        self.read = end;
-    }
-
-    /// Drops every undecided candidate.
-    fn finish(self) {
-        self.cands.truncate(self.write);
     }
 }
 
-/// [`filter_in_entry`] of a portable roaring serialization: each candidate is looked up in its
-/// container (a bit test, or a search of the array's values) without decoding the bitmap. The
-/// layout [`serialize_roaring`] writes is probed in place; another one (with run containers)
-/// is read by the library. Checks the keys and container lengths, and the largest number.
-fn roaring_filter(data: &[u8], cands: &mut Vec<u32>) -> Result<Option<u32>, String> {
+/// [`filter_runs_in_entry`] of a portable roaring serialization, read only where candidates
+/// lie. The layout [`serialize_roaring`] writes is read in place; another one (with run
+/// containers) through the library. Checks the keys and container lengths, and the largest
+/// number.
+fn roaring_filter_runs(data: &[u8], cands: &mut Vec<(u32, u32)>) -> Result<Option<u32>, String> {
+    let mut out = Vec::new();
     let Some(all) = containers(data)? else {
         let bm = RoaringBitmap::deserialize_from(data).map_err(|e| e.to_string())?;
-        cands.retain(|&n| bm.contains(n));
+        for &(a, b) in cands.iter() {
+            bm.range(a..=b).for_each(|n| join(&mut out, n, n));
+        }
+        *cands = out;
         return Ok(bm.max());
     };
-    let (mut read, mut write) = (0, 0);
-    for &Container {
-        key, card, bytes, ..
-    } in &all
-    {
-        let high = u32::from(key) << 16;
-        while read < cands.len() && cands[read] < high {
-            read += 1;
+    let mut i = 0;
+    for c in &all {
+        let high = u32::from(c.key) << 16;
+        let top = high | 0xffff;
+        while i < cands.len() && cands[i].1 < high {
+            i += 1;
         }
-        let in_container = |n: u32| n >> 16 == u32::from(key);
-        if card <= 4096 {
-            let value = |i: usize| u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]);
-            // Candidates and values both ascend: each search starts where the last ended.
-            let mut from = 0;
-            while read < cands.len() && in_container(cands[read]) {
-                let low = cands[read] as u16;
-                let mut lo = from;
-                let mut hi = card;
-                while lo < hi {
-                    let mid = (lo + hi) / 2;
-                    if value(mid) < low {
-                        lo = mid + 1;
+        while let Some(&(a, b)) = cands.get(i) {
+            if a > top {
+                break;
+            }
+            // The run's low halves within this container.
+            let (lo, hi) = (a.max(high) - high, b.min(top) - high);
+            if c.card <= 4096 {
+                let value =
+                    |k: usize| u32::from(u16::from_le_bytes([c.bytes[2 * k], c.bytes[2 * k + 1]]));
+                let (mut k, mut end) = (0, c.card);
+                while k < end {
+                    let mid = (k + end) / 2;
+                    if value(mid) < lo {
+                        k = mid + 1;
                     } else {
-                        hi = mid;
+                        end = mid;
                     }
                 }
-                from = lo;
-                if lo < card && value(lo) == low {
-                    cands[write] = cands[read];
-                    write += 1;
+                while k < c.card && value(k) <= hi {
+                    join(&mut out, high | value(k), high | value(k));
+                    k += 1;
                 }
-                read += 1;
-            }
-        } else {
-            let word =
-                |i: usize| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().expect("8"));
-            while read < cands.len() && in_container(cands[read]) {
-                let low = (cands[read] & 0xffff) as usize;
-                if word(low / 64) >> (low % 64) & 1 == 1 {
-                    cands[write] = cands[read];
-                    write += 1;
+            } else {
+                let word = |x: u32| {
+                    let w = 8 * (x / 64) as usize;
+                    u64::from_le_bytes(c.bytes[w..w + 8].try_into().expect("8 bytes")) >> (x % 64)
+                };
+                let mut x = lo;
+                while x <= hi {
+                    let w = word(x);
+                    if w & 1 == 0 {
+                        // Past the zeros (to the word's end when no bit is left in it).
+                        x += if w == 0 {
+                            64 - x % 64
+                        } else {
+                            w.trailing_zeros()
+                        };
+                        continue;
+                    }
+                    // The ones from `x` to the end of this word at most; a run going on in
+                    // the next word is joined there.
+                    let end = (x + (!w).trailing_zeros() - 1).min(hi);
+                    join(&mut out, high | x, high | end);
+                    x = end + 1;
                 }
-                read += 1;
             }
+            if b > top {
+                break;
+            }
+            i += 1;
         }
     }
-    cands.truncate(write);
+    *cands = out;
     match all.last() {
         Some(c) => Ok(Some(
             u32::from(c.key) << 16 | container_max(c.card, c.bytes)?,
         )),
         None => Ok(None),
     }
+}
+
+/// The bitmap of `runs` (ascending, disjoint, not adjacent), each container allocated once in
+/// its smallest form.
+pub fn bitmap_of_runs(runs: &[(u32, u32)]) -> RoaringBitmap {
+    let built = bitmap::build(0, |b| {
+        runs.iter()
+            .for_each(|&(first, last)| b.push_run(first, last));
+        Ok(())
+    });
+    built.expect("a builder fed ascending runs serializes a sound bitmap")
 }
 
 /// The largest low half of a serialized roaring container of `card` numbers (an array of
@@ -1565,15 +1628,30 @@ mod tests {
                 prop_assert_eq!(bits, &full & &mask);
                 prop_assert_eq!(max, list.last().copied());
                 let len = list.len() as u64;
-                prop_assert_eq!(entry_len(&entry, 0, u64::MAX).unwrap(), len);
-                for limit in [0, len / 3, len - 1, len] {
+                let runs = 1 + list.windows(2).filter(|w| w[1] != w[0] + 1).count() as u64;
+                let pieces = entry_len(&entry, 0, u64::MAX).unwrap();
+                prop_assert!(runs <= pieces && pieces <= len, "{runs} {pieces} {len}");
+                for limit in [0, pieces / 3, pieces - 1, pieces] {
                     let n = entry_len(&entry, 0, limit).unwrap();
-                    prop_assert!(if len > limit { n > limit } else { n == len }, "{n} {limit}");
+                    prop_assert!(if pieces > limit { n > limit } else { n == pieces }, "{n} {limit}");
                 }
-                let mut kept = cands.clone();
-                let max = filter_in_entry(&entry, 0, &mut kept).unwrap();
-                prop_assert_eq!(kept, (&full & &among).iter().collect::<Vec<_>>());
+                // Candidates as runs, narrowed by the entry: the numbers both hold, as runs;
+                // and the entry's own runs.
+                let mut runs = Vec::new();
+                cands.iter().for_each(|&n| join(&mut runs, n, n));
+                let max = filter_runs_in_entry(&entry, 0, &mut runs).unwrap();
                 prop_assert_eq!(max, list.last().copied());
+                prop_assert_eq!(bitmap_of_runs(&runs), &full & &among);
+                prop_assert!(runs.windows(2).all(|w| w[0].1 + 1 < w[1].0), "{runs:?}");
+                let mut own = Vec::new();
+                prop_assert_eq!(runs_into(&entry, 0, &mut own).unwrap(), list.last().copied());
+                prop_assert_eq!(bitmap_of_runs(&own), full.clone());
+                prop_assert!(own.windows(2).all(|w| w[0].1 + 1 < w[1].0), "{own:?}");
+                // Long candidate runs (the tenth of each 64 Ki) narrowed by the entry.
+                let mut wide: Vec<(u32, u32)> = (0..8u32).map(|k| (k << 16 | 300, k << 16 | 7000)).collect();
+                let wide_bits = bitmap_of_runs(&wide);
+                filter_runs_in_entry(&entry, 0, &mut wide).unwrap();
+                prop_assert_eq!(bitmap_of_runs(&wide), &full & &wide_bits);
                 // Damaged: any answer or an error, never a panic.
                 let mut bad = entry.clone();
                 for (at, x) in &flips {
@@ -1585,7 +1663,8 @@ mod tests {
                 let _ = hits_in_entry(&bad, 0, &cands, |_| ());
                 let _ = among_in_entry(&bad, 0, &among);
                 let _ = decode_entry_in(&bad, 0, &keys);
-                let _ = filter_in_entry(&bad, 0, &mut cands.clone());
+                let _ = filter_runs_in_entry(&bad, 0, &mut vec![(0, 1 << 20)]);
+                let _ = runs_into(&bad, 0, &mut Vec::new());
                 let _ = entry_len(&bad, 0, u64::MAX);
             }
         }
