@@ -83,9 +83,9 @@ pub trait TermSource {
     }
     /// The events holding every one of `terms` (lowercased, at least two) when the source
     /// intersects their lists itself, without building each one's bitmap: a warm bucket reads
-    /// the shortest list and narrows it by each of the others in turn (see
-    /// `postings::filter_in_entry`). `None`: the `And` intersects the terms' bitmaps (a search
-    /// cache that holds them, or will keep them, answers so).
+    /// the shortest list's runs and narrows them by each of the others in turn (see
+    /// `postings::filter_runs_in_entry`). `None`: the `And` intersects the terms' bitmaps (a
+    /// search cache that holds them, or will keep them, answers so).
     fn terms_and(&self, _terms: &[Vec<u8>]) -> Result<Option<RoaringBitmap>, StoreError> {
         Ok(None)
     }

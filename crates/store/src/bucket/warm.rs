@@ -503,9 +503,9 @@ impl TermSource for WarmBucket {
         }))
     }
 
-    /// The shortest list read into a list of candidates, then narrowed by each longer one in
-    /// turn (`postings::filter_in_entry`): no term's bitmap is built, and a roaring list is
-    /// probed only at the candidates.
+    /// The shortest list read as runs of candidates, then narrowed by each longer one in turn
+    /// (`postings::filter_runs_in_entry`): no term's bitmap is built, and a roaring list is
+    /// read only inside the candidate runs.
     fn terms_and(&self, terms: &[Vec<u8>]) -> Result<Option<RoaringBitmap>, StoreError> {
         let mut order = Vec::with_capacity(terms.len());
         for t in terms {
