@@ -417,6 +417,12 @@ struct CachedTerms<'a> {
 }
 
 impl CachedTerms<'_> {
+    /// What the cache would be charged for `term`'s decoded postings, from the reader's entry
+    /// size: decoded, a list takes about twice its entry's bytes (two per number in arrays).
+    fn decoded_bytes(&self, term: &[u8]) -> Result<Option<u64>, StoreError> {
+        Ok(self.reader.cost_hint(term)?.map(|b| 2 * b + TERM_OVERHEAD))
+    }
+
     /// The reader's postings of `term`, which the cache did not hold, kept for later searches.
     fn decode_and_keep(&self, term: &[u8]) -> Result<Arc<RoaringBitmap>, StoreError> {
         let bits = TermSource::postings(self.reader, term)?;
@@ -465,11 +471,9 @@ impl TermSource for CachedTerms<'_> {
         if let Some(bits) = self.cache.term(self.path, term) {
             return Ok(Arc::new(&*bits & window.mask()));
         }
-        // Decoded, a list takes about twice its entry's bytes (two per number in arrays).
         let fits = self
-            .reader
-            .cost_hint(term)?
-            .is_some_and(|b| 2 * b + TERM_OVERHEAD <= self.cache.term_room());
+            .decoded_bytes(term)?
+            .is_some_and(|n| n <= self.cache.term_room());
         if fits {
             Ok(Arc::new(&*self.decode_and_keep(term)? & window.mask()))
         } else {
@@ -486,11 +490,7 @@ impl TermSource for CachedTerms<'_> {
             if self.cache.peek_term_len(self.path, t).is_some() {
                 continue;
             }
-            // Decoded, a list takes about twice its entry's bytes (two per number in arrays).
-            let need = self
-                .reader
-                .cost_hint(t)?
-                .map_or(0, |b| 2 * b + TERM_OVERHEAD);
+            let need = self.decoded_bytes(t)?.unwrap_or(0);
             match room.checked_sub(need) {
                 Some(left) => room = left,
                 None => return self.reader.terms_and(terms),

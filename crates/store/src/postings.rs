@@ -1021,9 +1021,6 @@ pub fn runs_into(
             roaring_into(data, &mut nums)?;
             nums.iter().for_each(|&n| join(out, n, n));
         }
-        KIND_DELTAS => deltas_in_chunks(data, 0, &mut [0u32; DELTAS_CHUNK], |nums| {
-            nums.iter().for_each(|&n| join(out, n, n))
-        })?,
         _ => for_each_run(kind, data, |first, last| join(out, first, last))?,
     }
     Ok(out.last().map(|r| r.1))

@@ -177,16 +177,28 @@ fn refill(
                         .extend(scratch.rows.drain(..).map(|(k, r)| (k, Some(r))));
                 })
         };
-        match read {
-            Ok(()) => {}
-            Err(e) if is_corrupt(&e) => {
-                warn_corrupt(stats, &lane.cursor.src.label, &e);
-                return Ok(false);
-            }
-            Err(e) => return Err(e.into()),
+        if !sound(lane, read, stats)? {
+            return Ok(false);
         }
     }
     Ok(true)
+}
+
+/// Whether a read of `lane` went well: a corrupt bucket is skipped with a warning (false),
+/// any other error ends the search.
+fn sound(
+    lane: &Lane,
+    read: Result<(), lode_store::StoreError>,
+    stats: &mut SearchStats,
+) -> Result<bool, SearchError> {
+    match read {
+        Ok(()) => Ok(true),
+        Err(e) if is_corrupt(&e) => {
+            warn_corrupt(stats, &lane.cursor.src.label, &e);
+            Ok(false)
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Reads the events of `lane`'s first row and of the unread rows after it that `sure` says
@@ -212,16 +224,11 @@ fn read_next_rows(
     }
     scratch.nums.sort_unstable();
     scratch.read.clear();
-    match lane
+    let read = lane
         .cursor
-        .read_rows(&scratch.nums, ctx.slim_rows, &mut scratch.read, stats)
-    {
-        Ok(()) => {}
-        Err(e) if is_corrupt(&e) => {
-            warn_corrupt(stats, &lane.cursor.src.label, &e);
-            return Ok(false);
-        }
-        Err(e) => return Err(e.into()),
+        .read_rows(&scratch.nums, ctx.slim_rows, &mut scratch.read, stats);
+    if !sound(lane, read, stats)? {
+        return Ok(false);
     }
     // Rows come in event order; the lane's in key order.
     scratch.read.sort_unstable_by_key(|r| r.0);
