@@ -16,7 +16,7 @@ use clap::Parser;
 /// threads that doubled peak memory (`lode bench --scenario burst --size 300MB`: 485 MB resident
 /// for a 237 MB heap peak; 259 MB with two arenas, at the same speed). `MALLOC_ARENA_MAX` in the
 /// environment still wins.
-#[allow(unsafe_code)] // One of the workspace's four unsafe uses (the others: the term index's prefetch hint, lode_store::terms::prefetch; zstd's dictionary trainer, lode_store::bucket::journal::train_fast_cover; the tokenizer's AVX2 byte classes, lode_event::token::avx2): a documented libc tuning knob.
+#[allow(unsafe_code)] // One of the workspace's four unsafe uses outside tests (the others: the term index's prefetch hint, lode_store::terms::prefetch; zstd's dictionary trainer, lode_store::bucket::journal::train_fast_cover; the tokenizer's AVX2 byte classes, lode_event::token::avx2): a documented libc tuning knob.
 fn limit_malloc_arenas() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     if std::env::var_os("MALLOC_ARENA_MAX").is_none() {

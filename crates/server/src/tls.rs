@@ -94,7 +94,9 @@ pub fn server_config(cert: &Path, key: &Path) -> Result<Arc<rustls::ServerConfig
 }
 
 /// Serves `app` on `listener` (TLS when `tls` is given) until `shutdown` resolves, then lets
-/// in-flight requests finish.
+/// in-flight requests finish. Connections are `TCP_NODELAY`, as in [`crate::serve_router`]:
+/// without it every answer on a keep-alive connection written in more than one segment (a
+/// search's rows, TLS records) waited for the client's delayed ACK, ~40 ms a request.
 pub async fn serve(
     listener: std::net::TcpListener,
     app: axum::Router,
@@ -105,9 +107,7 @@ pub async fn serve(
     match tls {
         None => {
             let listener = tokio::net::TcpListener::from_std(listener)?;
-            axum::serve(listener, app)
-                .with_graceful_shutdown(shutdown)
-                .await
+            crate::serve_router(listener, app, shutdown).await
         }
         Some(cfg) => {
             let handle = axum_server::Handle::new();
@@ -117,7 +117,10 @@ pub async fn serve(
                 h.graceful_shutdown(Some(std::time::Duration::from_secs(30)));
             });
             let config = axum_server::tls_rustls::RustlsConfig::from_config(cfg);
-            axum_server::from_tcp_rustls(listener, config)?
+            let acceptor = axum_server::tls_rustls::RustlsAcceptor::new(config)
+                .acceptor(axum_server::accept::NoDelayAcceptor::new());
+            axum_server::from_tcp(listener)?
+                .acceptor(acceptor)
                 .handle(handle)
                 .serve(app.into_make_service())
                 .await
@@ -141,6 +144,100 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(&k).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
+    }
+
+    /// Every connection `serve` accepts, plain or TLS, is `TCP_NODELAY` (checked on the
+    /// server's own socket, found among this process's descriptors by its peer address, while
+    /// the keep-alive connection that was answered stays open).
+    #[test]
+    fn accepted_connections_are_nodelay() {
+        use std::io::{Read, Write};
+        let dir = tempfile::tempdir().unwrap();
+        let (cert, key) = cert_files(&Home::new(dir.path()), "", "").unwrap();
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        for tls in [None, Some(server_config(&cert, &key).unwrap())] {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            let addr = listener.local_addr().unwrap();
+            let app = axum::Router::new().route("/", axum::routing::get(|| async { "ok" }));
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+            let server = rt.spawn(serve(listener, app, tls.clone(), async {
+                let _ = stopped.await;
+            }));
+            let tcp = std::net::TcpStream::connect(addr).unwrap();
+            let client = tcp.local_addr().unwrap();
+            let mut stream: Box<dyn ReadWrite> = match &tls {
+                None => Box::new(tcp),
+                Some(_) => Box::new(rustls::StreamOwned::new(tls_client(&cert), tcp)),
+            };
+            stream
+                .write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                .unwrap();
+            let mut answer = Vec::new();
+            let mut buf = [0u8; 1024];
+            while !answer.ends_with(b"\r\n\r\nok") {
+                let n = stream.read(&mut buf).unwrap();
+                assert!(n > 0, "closed early: {}", String::from_utf8_lossy(&answer));
+                answer.extend_from_slice(&buf[..n]);
+            }
+            assert!(answer.starts_with(b"HTTP/1.1 200"));
+            assert_eq!(
+                server_side_nodelay(client),
+                Some(true),
+                "TLS: {}",
+                tls.is_some()
+            );
+            drop(stream);
+            stop.send(()).unwrap();
+            rt.block_on(server).unwrap().unwrap();
+        }
+    }
+
+    trait ReadWrite: std::io::Read + std::io::Write {}
+    impl<T: std::io::Read + std::io::Write> ReadWrite for T {}
+
+    /// A TLS client trusting only the self-signed `cert`, for `localhost`.
+    fn tls_client(cert: &Path) -> rustls::ClientConnection {
+        let mut roots = rustls::RootCertStore::empty();
+        for c in CertificateDer::pem_file_iter(cert).unwrap() {
+            roots.add(c.unwrap()).unwrap();
+        }
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let cfg = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        let name = "localhost".try_into().unwrap();
+        rustls::ClientConnection::new(Arc::new(cfg), name).unwrap()
+    }
+
+    /// `TCP_NODELAY` of this process's socket whose peer is `peer`, if there is one.
+    #[allow(unsafe_code)] // Test only: borrows descriptor numbers listed in /proc/self/fd.
+    fn server_side_nodelay(peer: std::net::SocketAddr) -> Option<bool> {
+        for entry in std::fs::read_dir("/proc/self/fd").unwrap().flatten() {
+            let Some(fd) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
+                continue;
+            };
+            let is_socket = std::fs::read_link(entry.path())
+                .is_ok_and(|t| t.to_string_lossy().starts_with("socket:"));
+            if !is_socket {
+                continue;
+            }
+            // SAFETY: the number was open a moment ago and is only passed to getpeername and
+            // getsockopt, which fail cleanly (EBADF, ENOTSOCK) if it has since been closed.
+            let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+            let Ok(Some(addr)) = rustix::net::getpeername(fd) else {
+                continue;
+            };
+            if std::net::SocketAddr::try_from(addr).ok() == Some(peer) {
+                return rustix::net::sockopt::tcp_nodelay(fd).ok();
+            }
+        }
+        None
     }
 
     #[test]
