@@ -8,6 +8,7 @@
 //! (`exec_mode=normal|blocking`) are not served yet and say so.
 
 pub mod atom;
+pub mod basic;
 pub mod indexes;
 pub mod inputs;
 pub mod jobs;
@@ -139,6 +140,8 @@ pub struct RestState {
     pub running: Arc<Mutex<HashMap<String, usize>>>,
     /// Recent failed logins per user name: count and time of the last.
     pub failures: Arc<Mutex<HashMap<String, (u32, Instant)>>>,
+    /// Basic credentials verified recently.
+    pub basic: Arc<basic::BasicCache>,
 }
 
 /// How long failed logins count towards the slowdown.
@@ -216,6 +219,7 @@ impl RestState {
             local_secret: None,
             running: Arc::default(),
             failures: Arc::default(),
+            basic: Arc::default(),
         }
     }
 }
@@ -328,7 +332,10 @@ pub(crate) fn authenticate(st: &RestState, headers: &HeaderMap) -> Result<Sessio
             let text = String::from_utf8(raw).map_err(|_| unauthorized())?;
             let (user, pass) = text.split_once(':').ok_or_else(unauthorized)?;
             let users = Users::load(st.app.node.home()).map_err(|_| unauthorized())?;
-            let u = users.authenticate(user, pass).ok_or_else(unauthorized)?;
+            let u = users
+                .get(user)
+                .filter(|u| st.basic.verify(u, pass))
+                .ok_or_else(unauthorized)?;
             return Ok(Session {
                 user: u.name.clone(),
                 roles: u.roles.clone(),
