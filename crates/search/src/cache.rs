@@ -967,8 +967,8 @@ mod tests {
     #[test]
     fn decoded_postings_stay_within_their_share() {
         let dir = tempfile::tempdir().unwrap();
-        // 100 terms `t0`–`t99` of 2,000 events each: a share of them outweighs a reader.
-        let paths = index_of(dir.path(), 1, 20_000, |i| {
+        // 100 terms `t0`–`t99` of 4,000 events each: a share of them outweighs a reader.
+        let paths = index_of(dir.path(), 1, 40_000, |i| {
             (0..10)
                 .map(|j| format!(" t{}", (i + j * 10) % 100))
                 .collect()
@@ -978,7 +978,7 @@ mod tests {
         // A terms' share of `share` terms' postings, five fewer than are looked up, with room
         // for the reader beside a full share: the share is what binds.
         let term = r0.eval(&TermQuery::Term(b"t1".to_vec())).unwrap();
-        assert_eq!(term.len(), 2000);
+        assert_eq!(term.len(), 4000);
         let per_term = term.serialized_size() as u64 + 6 + TERM_OVERHEAD;
         let share = 45.max(one.div_ceil(per_term));
         let looked_up = share + 5;

@@ -122,6 +122,53 @@ fn a_warm_reader_keeps_its_recent_postings_blocks() {
 
 /// A warm reader remembers its lexicon lookups (present and absent terms) within its bound,
 /// not those of long terms, and answers as the lexicon does after forgetting them.
+/// The size of a term's entry (what an `And` orders its terms by) is remembered with its
+/// lookup, and what is remembered is what a fresh reader reads.
+#[test]
+fn a_warm_reader_remembers_entry_sizes_with_its_lookups() {
+    use lode_store::query::TermSource;
+    let dir = tempfile::tempdir().unwrap();
+    let (evs, b) = warm(dir.path());
+    let path = list_buckets(dir.path()).unwrap()[0].path.clone();
+    let words = [
+        "every", "third", "rare", "fifth", "once", "absent", "4200", "seq",
+    ];
+    let fresh = |w: &str| {
+        let r = lode_store::WarmBucket::open(&path).unwrap();
+        TermSource::cost_hint(&r, w.as_bytes()).unwrap()
+    };
+    for w in words {
+        assert_eq!(
+            TermSource::cost_hint(&b, w.as_bytes()).unwrap(),
+            fresh(w),
+            "{w}"
+        );
+    }
+    // Every present word's head is held ("absent" has no entry).
+    assert_eq!(b.known_heads_held(), words.len() - 1);
+    for w in words {
+        assert_eq!(
+            TermSource::cost_hint(&b, w.as_bytes()).unwrap(),
+            fresh(w),
+            "again {w}"
+        );
+    }
+    assert_eq!(b.known_heads_held(), words.len() - 1);
+    // Sizes differ by word, so an order taken from wrong ones would show.
+    assert!(fresh("third") > fresh("rare") && fresh("rare") > fresh("once"));
+    for words in [
+        &["rare", "every"][..],
+        &["third", "fifth", "every"],
+        &["once", "rare"],
+    ] {
+        let q = TermQuery::And(words.iter().map(|w| term(w)).collect());
+        assert_eq!(
+            lode_store::BucketRead::eval(&b, &q).unwrap(),
+            want(&evs, words)
+        );
+    }
+}
+
 #[test]
 fn a_warm_reader_remembers_its_lookups_within_its_bound() {
     use lode_store::bucket::warm::{KNOWN_TERMS, KNOWN_TERM_LEN};

@@ -66,17 +66,28 @@ pub struct WarmBucket {
     /// decompresses a 16 KiB lexicon block, an `And` sizes its terms
     /// ([`TermSource::cost_hint`]) before reading them, a windowed read may evaluate its term
     /// twice, and searches ask a bucket for the same words again and again (the 10 GB service
-    /// spent 7 % of its CPU in lookups when a reader remembered its last 32).
-    known_terms: Mutex<std::collections::HashMap<Box<[u8]>, Option<u64>>>,
+    /// spent 7 % of its CPU in lookups when a reader remembered its last 32). With each, once
+    /// asked, its entry's kind and size ([`WarmBucket::head_of`]): sizing an `And`'s terms read
+    /// (and decompressed) a postings block per term, 14.5 % of the 10 GB service's CPU.
+    known_terms: Mutex<std::collections::HashMap<Box<[u8]>, Known>>,
+}
+
+/// What a warm reader remembers of a term it looked up.
+#[derive(Clone, Copy)]
+struct Known {
+    /// Its lexicon value (`None`: absent).
+    value: Option<u64>,
+    /// Its entry's kind and bytes ([`WarmBucket::entry_head`]), once asked.
+    head: Option<(Option<u8>, u64)>,
 }
 
 /// Lexicon lookups a warm reader remembers (see `WarmBucket::known_terms`).
 pub const KNOWN_TERMS: usize = 1024;
 /// Longest term a warm reader remembers the lookup of, bytes.
 pub const KNOWN_TERM_LEN: usize = 64;
-/// Most bytes a warm reader's remembered lookups take: each term's bytes and about 48 of
-/// map slot and allocation.
-pub const KNOWN_TERMS_BYTES: u64 = (KNOWN_TERMS * (KNOWN_TERM_LEN + 48)) as u64;
+/// Most bytes a warm reader's remembered lookups take: each term's bytes and about 72 of
+/// map slot (value and entry head) and allocation.
+pub const KNOWN_TERMS_BYTES: u64 = (KNOWN_TERMS * (KNOWN_TERM_LEN + 72)) as u64;
 
 /// Bytes of decompressed postings blocks a warm reader keeps (see
 /// `WarmBucket::recent_postings`); a larger block is not kept.
@@ -360,19 +371,44 @@ impl WarmBucket {
 
     /// The lexicon value of `term` (lowercased), from the lookups remembered or the lexicon.
     fn lookup(&self, term: &[u8]) -> Result<Option<u64>, StoreError> {
-        let known = || self.known_terms.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(v) = known().get(term) {
-            return Ok(*v);
+        if let Some(k) = self.known().get(term) {
+            return Ok(k.value);
         }
         let v = self.lexicon()?.get(term, &mut LexScratch::default())?;
         if term.len() <= KNOWN_TERM_LEN {
-            let mut k = known();
+            let mut k = self.known();
             if k.len() >= KNOWN_TERMS {
                 k.clear();
             }
-            k.insert(term.into(), v);
+            k.insert(
+                term.into(),
+                Known {
+                    value: v,
+                    head: None,
+                },
+            );
         }
         Ok(v)
+    }
+
+    /// The lexicon value of `term` (lowercased) and its entry's kind and bytes (see
+    /// [`WarmBucket::entry_head`]), remembered with the lookup; `None` when absent.
+    fn head_of(&self, term: &[u8]) -> Result<Option<(u64, Option<u8>, u64)>, StoreError> {
+        let Some(v) = self.lookup(term)? else {
+            return Ok(None);
+        };
+        if let Some((kind, bytes)) = self.known().get(term).and_then(|k| k.head) {
+            return Ok(Some((v, kind, bytes)));
+        }
+        let (kind, bytes) = self.entry_head(v)?;
+        if let Some(k) = self.known().get_mut(term) {
+            k.head = Some((kind, bytes));
+        }
+        Ok(Some((v, kind, bytes)))
+    }
+
+    fn known(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<Box<[u8]>, Known>> {
+        self.known_terms.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Keeps decompressed postings block `block` among the recent ones, dropping the oldest
@@ -400,10 +436,13 @@ impl WarmBucket {
 
     /// Lexicon lookups this reader remembers (a diagnostic for tests).
     pub fn known_terms_held(&self) -> usize {
-        self.known_terms
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .len()
+        self.known().len()
+    }
+
+    /// Of the lookups remembered, those remembered with their entry's kind and size (a
+    /// diagnostic for tests).
+    pub fn known_heads_held(&self) -> usize {
+        self.known().values().filter(|k| k.head.is_some()).count()
     }
 
     /// Decompressed postings blocks this reader keeps, and their bytes (a diagnostic for tests).
@@ -497,10 +536,7 @@ impl TermSource for WarmBucket {
     }
 
     fn cost_hint(&self, term: &[u8]) -> Result<Option<u64>, StoreError> {
-        Ok(Some(match self.lookup(term)? {
-            Some(v) => self.entry_head(v)?.1,
-            None => 0,
-        }))
+        Ok(Some(self.head_of(term)?.map_or(0, |(_, _, bytes)| bytes)))
     }
 
     /// The shortest list read as runs of candidates, then narrowed by each longer one in turn
@@ -509,10 +545,9 @@ impl TermSource for WarmBucket {
     fn terms_and(&self, terms: &[Vec<u8>]) -> Result<Option<RoaringBitmap>, StoreError> {
         let mut order = Vec::with_capacity(terms.len());
         for t in terms {
-            let Some(v) = self.lookup(t)? else {
+            let Some((v, kind, cost)) = self.head_of(t)? else {
                 return Ok(Some(RoaringBitmap::new()));
             };
-            let (kind, cost) = self.entry_head(v)?;
             order.push((cost, kind, v));
         }
         order.sort_unstable();
