@@ -1175,23 +1175,21 @@ impl<'a> Keep<'a> {
 /// containers) through the library. Checks the keys and container lengths, and the largest
 /// number.
 fn roaring_filter_runs(data: &[u8], cands: &mut Vec<(u32, u32)>) -> Result<Option<u32>, String> {
-    let mut out = Vec::new();
     let Some(all) = containers(data)? else {
         let bm = RoaringBitmap::deserialize_from(data).map_err(|e| e.to_string())?;
+        let mut out = Vec::new();
         for &(a, b) in cands.iter() {
             bm.range(a..=b).for_each(|n| join(&mut out, n, n));
         }
         *cands = out;
         return Ok(bm.max());
     };
-    let mut i = 0;
+    let mut keep = Keep::new(cands);
     for c in &all {
         let high = u32::from(c.key) << 16;
         let top = high | 0xffff;
-        while i < cands.len() && cands[i].1 < high {
-            i += 1;
-        }
-        while let Some(&(a, b)) = cands.get(i) {
+        keep.skip_below(high);
+        while let Some((a, b)) = keep.next() {
             if a > top {
                 break;
             }
@@ -1210,7 +1208,7 @@ fn roaring_filter_runs(data: &[u8], cands: &mut Vec<(u32, u32)>) -> Result<Optio
                     }
                 }
                 while k < c.card && value(k) <= hi {
-                    join(&mut out, high | value(k), high | value(k));
+                    join(&mut keep.out, high | value(k), high | value(k));
                     k += 1;
                 }
             } else {
@@ -1233,17 +1231,17 @@ fn roaring_filter_runs(data: &[u8], cands: &mut Vec<(u32, u32)>) -> Result<Optio
                     // The ones from `x` to the end of this word at most; a run going on in
                     // the next word is joined there.
                     let end = (x + (!w).trailing_zeros() - 1).min(hi);
-                    join(&mut out, high | x, high | end);
+                    join(&mut keep.out, high | x, high | end);
                     x = end + 1;
                 }
             }
             if b > top {
                 break;
             }
-            i += 1;
+            keep.i += 1;
         }
     }
-    *cands = out;
+    *cands = keep.out;
     match all.last() {
         Some(c) => Ok(Some(
             u32::from(c.key) << 16 | container_max(c.card, c.bytes)?,

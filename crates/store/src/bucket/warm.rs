@@ -558,22 +558,22 @@ impl TermSource for WarmBucket {
             return Ok(None);
         };
         let dense = |n: u64| n.saturating_mul(DENSE_AND_FROM) > self.meta.event_count;
+        // One scratch for every read here: the shortest entry's block, counted and then listed,
+        // is decompressed once.
+        let mut scratch = BlockScratch::default();
         if kind == Some(postings::KIND_ROARING)
             || (kind.is_some()
-                && dense(
-                    self.read_postings(v, &mut BlockScratch::default(), |at| match at {
-                        PostingsAt::Inline(n) => Ok((1, Some(n))),
-                        PostingsAt::Entry(block, offset) => {
-                            let limit = self.meta.event_count / DENSE_AND_FROM;
-                            Ok((postings::entry_len(block, offset, limit)?, None))
-                        }
-                    })?,
-                ))
+                && dense(self.read_postings(v, &mut scratch, |at| match at {
+                    PostingsAt::Inline(n) => Ok((1, Some(n))),
+                    PostingsAt::Entry(block, offset) => {
+                        let limit = self.meta.event_count / DENSE_AND_FROM;
+                        Ok((postings::entry_len(block, offset, limit)?, None))
+                    }
+                })?))
         {
             return Ok(None);
         }
         // Candidates as runs: a sourcetype's word is a few hundred of them.
-        let mut scratch = BlockScratch::default();
         let mut cands: Vec<(u32, u32)> = Vec::new();
         self.read_postings(v, &mut scratch, |at| match at {
             PostingsAt::Inline(n) => {
