@@ -68,6 +68,8 @@ async fn every_route_needs_credentials_and_low_privilege_is_refused() {
     users.add("admin", "admin-password", &["admin"]).unwrap();
     users.add("ann", "ann-password", &["user"]).unwrap();
     users.add("nos", "nos-password", &["nosearch"]).unwrap();
+    // Whose wrong password the walk below sends (its failures hold the name off).
+    users.add("zed", "zed-password", &["user"]).unwrap();
     users.save(&home).unwrap();
     // A role that may do nothing at all.
     std::fs::create_dir_all(home.etc().join("system/local")).unwrap();
@@ -101,7 +103,7 @@ async fn every_route_needs_credentials_and_low_privilege_is_refused() {
             None,
             Some("Splunk nope"),
             Some("Lode wrong"),
-            Some(basic("ann", "bad").as_str()),
+            Some(basic("zed", "bad").as_str()),
         ] {
             let (s, body) = call(&app, m, p, auth, "").await;
             assert_eq!(s, StatusCode::UNAUTHORIZED, "{m} {p} with {auth:?}: {body}");
@@ -295,4 +297,62 @@ async fn every_route_needs_credentials_and_low_privilege_is_refused() {
             "{p}"
         );
     }
+}
+
+/// Basic credentials with a wrong password count as failures of the name, as failed logins do:
+/// after two, the name's next check waits, and a Basic request inside the wait is refused
+/// without a check, even with the right password; a pair verified before still passes, and so
+/// does a session. A login of that name is made to wait too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_basic_credentials_hold_the_name_off() {
+    let (dir, node) = common::node_with_buckets(1, 5);
+    let home = lode_node::Home::new(dir.path());
+    let mut users = Users::default();
+    users.add("ann", "ann-password", &["user"]).unwrap();
+    users.add("bob", "bob-password", &["user"]).unwrap();
+    users.save(&home).unwrap();
+    let state = AppState::new(node, home.index_root());
+    let rest = RestState::new(state.clone(), 8089);
+    let app = lode_server::api(state.clone(), rest.clone());
+    let info = "/services/server/info";
+    let right = basic("ann", "ann-password");
+    assert_eq!(
+        call(&app, "GET", info, Some(&right), "").await.0,
+        StatusCode::OK
+    );
+    // One failure: no wait yet, bob's right password is checked and passes.
+    let (s, _) = call(&app, "GET", info, Some(&basic("bob", "bad")), "").await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    assert!(rest.failures.wait("bob").is_zero());
+    for _ in 0..2 {
+        let (s, _) = call(&app, "GET", info, Some(&basic("ann", "bad")), "").await;
+        assert_eq!(s, StatusCode::UNAUTHORIZED);
+    }
+    assert!(rest.failures.waiting("ann"));
+    assert!(!rest.failures.wait("ann").is_zero());
+    // Ann's pair verified before passes; Bob (one failure) is checked as usual.
+    assert_eq!(
+        call(&app, "GET", info, Some(&right), "").await.0,
+        StatusCode::OK
+    );
+    let bob = basic("bob", "bob-password");
+    assert_eq!(
+        call(&app, "GET", info, Some(&bob), "").await.0,
+        StatusCode::OK
+    );
+    assert!(
+        rest.failures.wait("bob").is_zero(),
+        "a pass clears the failures"
+    );
+    // Ann's right password not verified before (the remembered pairs forgotten): refused
+    // while the wait lasts, with Splunk's answer.
+    let fresh = RestState {
+        basic: Default::default(),
+        ..rest.clone()
+    };
+    let app2 = lode_server::api(state, fresh.clone());
+    let (s, body) = call(&app2, "GET", info, Some(&right), "").await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED, "{body}");
+    assert!(body.contains("call not properly authenticated"), "{body}");
+    assert_eq!(fresh.basic.held(), 0, "refused without a check");
 }

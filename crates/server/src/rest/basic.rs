@@ -5,6 +5,9 @@
 //! user and password pair is remembered for [`BASIC_MEMORY`], by a salted SHA-256 digest (never
 //! the password), together with the stored hash it matched: a changed password or a removed
 //! user no longer matches the entry.
+//!
+//! [`Failures`] counts failed password checks per user name for `/services/auth/login` and
+//! Basic credentials alike: each recent failure doubles the wait before the name's next check.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -39,27 +42,33 @@ impl Default for BasicCache {
 }
 
 impl BasicCache {
-    /// Whether `password` is `user`'s: from a match remembered within [`BASIC_MEMORY`] against
-    /// the same stored hash, else checked (and a match remembered). An empty password never is.
-    pub fn verify(&self, user: &User, password: &str) -> bool {
+    /// Whether `password` is `user`'s by a match remembered within [`BASIC_MEMORY`] against
+    /// the same stored hash, without a check. An empty password never is.
+    pub fn remembered(&self, user: &User, password: &str) -> bool {
         if password.is_empty() {
             return false;
         }
         let key = self.digest(&user.name, password);
         let now = Instant::now();
-        let held = |seen: &HashMap<[u8; 32], (String, Instant)>| {
-            seen.get(&key).is_some_and(|(hash, at)| {
-                *hash == user.password_hash && now.duration_since(*at) < BASIC_MEMORY
-            })
-        };
-        if held(&self.seen()) {
-            return true;
-        }
-        if !check_password(&user.password_hash, password) {
+        self.seen().get(&key).is_some_and(|(hash, at)| {
+            *hash == user.password_hash && now.duration_since(*at) < BASIC_MEMORY
+        })
+    }
+
+    /// Whether `password` is `user`'s, checked against the stored hash (a match is remembered).
+    /// An empty password never is.
+    pub fn check(&self, user: &User, password: &str) -> bool {
+        if password.is_empty() || !check_password(&user.password_hash, password) {
             return false;
         }
-        self.remember(key, &user.password_hash, now);
+        let key = self.digest(&user.name, password);
+        self.remember(key, &user.password_hash, Instant::now());
         true
+    }
+
+    /// [`Self::remembered`], else [`Self::check`].
+    pub fn verify(&self, user: &User, password: &str) -> bool {
+        self.remembered(user, password) || self.check(user, password)
     }
 
     /// Remembers that digest `key` matched `hash` at `at`, forgetting every pair first when
@@ -90,6 +99,63 @@ impl BasicCache {
             h.update(part.as_bytes());
         }
         h.finalize().into()
+    }
+}
+
+/// How long a failed password check counts towards a name's wait.
+pub const FAILURE_MEMORY: Duration = Duration::from_secs(300);
+/// Names whose failures are counted at most; those older than [`FAILURE_MEMORY`] are forgotten
+/// when more would be held.
+const FAILURES_HELD: usize = 100_000;
+
+/// Recent failed password checks per user name: how many, and when the last was.
+#[derive(Default)]
+pub struct Failures {
+    by_name: Mutex<HashMap<String, (u32, Instant)>>,
+}
+
+impl Failures {
+    /// How long `name`'s next check must wait after its last failure: none after a first
+    /// failure, 1 s after a second, doubling up to 16 s, while the failures are recent.
+    pub fn wait(&self, name: &str) -> Duration {
+        self.last(name).map_or(Duration::ZERO, |(wait, _)| wait)
+    }
+
+    /// Whether `name`'s last failure was less than [`Self::wait`] ago: a check now is refused
+    /// without running it.
+    pub fn waiting(&self, name: &str) -> bool {
+        self.last(name)
+            .is_some_and(|(wait, at)| at.elapsed() < wait)
+    }
+
+    /// The wait after `name`'s last failure, and when that failure was.
+    fn last(&self, name: &str) -> Option<(Duration, Instant)> {
+        let (n, at) = self.map().get(name).copied()?;
+        (at.elapsed() < FAILURE_MEMORY && n > 1)
+            .then(|| (Duration::from_millis(250 << n.min(6)), at))
+    }
+
+    /// Counts a failed check for `name`.
+    pub fn note(&self, name: &str) {
+        let mut m = self.map();
+        if m.len() >= FAILURES_HELD {
+            m.retain(|_, (_, at)| at.elapsed() < FAILURE_MEMORY);
+        }
+        let now = Instant::now();
+        let e = m.entry(name.to_string()).or_insert((0, now));
+        *e = (e.0.saturating_add(1), now);
+    }
+
+    /// Forgets `name`'s failures (a check passed).
+    pub fn clear(&self, name: &str) {
+        let mut m = self.map();
+        if !m.is_empty() {
+            m.remove(name);
+        }
+    }
+
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, (u32, Instant)>> {
+        self.by_name.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -147,6 +213,24 @@ mod tests {
             cache.remember(key, &bogus.password_hash, old);
             assert!(!cache.verify(&bogus, "password1"));
         }
+    }
+
+    #[test]
+    fn each_failure_doubles_the_wait_up_to_sixteen_seconds() {
+        let f = Failures::default();
+        assert!(f.wait("ann").is_zero() && !f.waiting("ann"));
+        f.note("ann");
+        assert!(f.wait("ann").is_zero(), "a first failure is free");
+        let mut waits = Vec::new();
+        for _ in 0..8 {
+            f.note("ann");
+            waits.push(f.wait("ann").as_millis());
+        }
+        assert_eq!(waits, [1000, 2000, 4000, 8000, 16000, 16000, 16000, 16000]);
+        assert!(f.waiting("ann"));
+        assert!(f.wait("bob").is_zero(), "names are counted apart");
+        f.clear("ann");
+        assert!(f.wait("ann").is_zero() && !f.waiting("ann"));
     }
 
     #[test]

@@ -138,14 +138,11 @@ pub struct RestState {
     pub local_secret: Option<String>,
     /// Searches running per user.
     pub running: Arc<Mutex<HashMap<String, usize>>>,
-    /// Recent failed logins per user name: count and time of the last.
-    pub failures: Arc<Mutex<HashMap<String, (u32, Instant)>>>,
+    /// Recent failed password checks per user name (logins and Basic credentials).
+    pub failures: Arc<basic::Failures>,
     /// Basic credentials verified recently.
     pub basic: Arc<basic::BasicCache>,
 }
-
-/// How long failed logins count towards the slowdown.
-const FAILURE_MEMORY: Duration = Duration::from_secs(300);
 
 /// One running search of a user; counted until dropped.
 pub struct QuotaSlot {
@@ -332,10 +329,23 @@ pub(crate) fn authenticate(st: &RestState, headers: &HeaderMap) -> Result<Sessio
             let text = String::from_utf8(raw).map_err(|_| unauthorized())?;
             let (user, pass) = text.split_once(':').ok_or_else(unauthorized)?;
             let users = Users::load(st.app.node.home()).map_err(|_| unauthorized())?;
-            let u = users
-                .get(user)
-                .filter(|u| st.basic.verify(u, pass))
-                .ok_or_else(unauthorized)?;
+            let u = users.get(user).ok_or_else(unauthorized)?;
+            // A pair verified recently passes; else it is checked, unless the name's recent
+            // failures ask for a wait (a request cannot be held here as a login is, so it is
+            // refused): guessing a password through Basic credentials is as slow as through
+            // logins, and costs at most one check a wait.
+            if !st.basic.remembered(u, pass) {
+                if st.failures.waiting(&u.name) {
+                    tracing::warn!(user = %u.name, "Basic credentials refused: recent failures");
+                    return Err(unauthorized());
+                }
+                if !st.basic.check(u, pass) {
+                    tracing::warn!(user = %u.name, "failed Basic credentials");
+                    st.failures.note(&u.name);
+                    return Err(unauthorized());
+                }
+                st.failures.clear(&u.name);
+            }
             return Ok(Session {
                 user: u.name.clone(),
                 roles: u.roles.clone(),
@@ -458,16 +468,9 @@ async fn login(State(st): State<RestState>, RawQuery(q): RawQuery, body: Bytes) 
     let name = user.clone();
     // Each recent failure for this name doubles the wait before the next answer (0.5 s, 1 s, …
     // up to 16 s): guessing passwords is slow.
-    let failures = st
-        .failures
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .get(&name)
-        .copied();
-    if let Some((n, at)) = failures {
-        if at.elapsed() < FAILURE_MEMORY && n > 1 {
-            tokio::time::sleep(Duration::from_millis(250 << n.min(6))).await;
-        }
+    let wait = st.failures.wait(&name);
+    if !wait.is_zero() {
+        tokio::time::sleep(wait).await;
     }
     // Password hashing is slow by design: off the reactor.
     let found = tokio::task::spawn_blocking(move || {
@@ -481,21 +484,11 @@ async fn login(State(st): State<RestState>, RawQuery(q): RawQuery, body: Bytes) 
     .flatten();
     let Some((user, roles)) = found else {
         tracing::warn!(user = %name, "failed REST login");
-        {
-            let mut f = st.failures.lock().unwrap_or_else(|p| p.into_inner());
-            if f.len() > 100_000 {
-                f.retain(|_, (_, at)| at.elapsed() < FAILURE_MEMORY);
-            }
-            let e = f.entry(name).or_insert((0, Instant::now()));
-            *e = (e.0 + 1, Instant::now());
-        }
+        st.failures.note(&name);
         tokio::time::sleep(Duration::from_millis(500)).await;
         return error(StatusCode::UNAUTHORIZED, "WARN", "Login failed");
     };
-    st.failures
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .remove(&user);
+    st.failures.clear(&user);
     let key = st.sessions.create(&user, roles);
     let mut resp = if param(&p, "output_mode") == Some("json") {
         (
