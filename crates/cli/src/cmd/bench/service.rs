@@ -133,6 +133,8 @@ impl Rng {
 pub(super) struct ClientRun {
     /// Latency of each measured successful search, µs.
     pub latencies_us: Vec<u64>,
+    /// Of each of those, its words (before the first `|`) and whether it found any row.
+    pub classes: Vec<(usize, bool)>,
     /// Measured failures (non-200, transport error, or an error line in the body).
     pub errors: u64,
     /// The first failure's text.
@@ -156,6 +158,7 @@ pub(super) fn client(
     let target = format!("{url}/lode/search");
     let mut run = ClientRun {
         latencies_us: Vec::new(),
+        classes: Vec::new(),
         errors: 0,
         first_error: None,
         cpu_seconds: 0.0,
@@ -168,7 +171,10 @@ pub(super) fn client(
                 Ok(body) if body.starts_with("{\"error\"") || body.contains("\n{\"error\"") => {
                     Err(format!("{q}: {body}"))
                 }
-                Ok(_) => Ok(()),
+                // Rows are JSON lines; a last `{"warning": …}` line is not one.
+                Ok(body) => Ok(body
+                    .lines()
+                    .any(|l| l.starts_with('{') && !l.starts_with("{\"warning\""))),
                 Err(e) => Err(format!("{q}: reading the body: {e}")),
             },
             Err(e) => Err(format!("{q}: {e}")),
@@ -177,7 +183,11 @@ pub(super) fn client(
             continue;
         }
         match outcome {
-            Ok(()) => run.latencies_us.push(t0.elapsed().as_micros() as u64),
+            Ok(found) => {
+                run.latencies_us.push(t0.elapsed().as_micros() as u64);
+                let words = q.split('|').next().unwrap_or("").split_whitespace().count();
+                run.classes.push((words, found));
+            }
             Err(e) => {
                 run.errors += 1;
                 run.first_error.get_or_insert(e);
@@ -258,7 +268,42 @@ struct Report {
     server_cpu_seconds: f64,
     server_cores_used: f64,
     searches_per_server_cpu_s: f64,
+    /// The searches by their number of words and whether they found a row.
+    by_query: Vec<QueryClass>,
     cache: CacheFigures,
+}
+
+/// Searches of one number of words that found rows (or none).
+#[derive(Debug, Serialize)]
+struct QueryClass {
+    words: usize,
+    found: bool,
+    searches: u64,
+    mean_ms: f64,
+    p99_ms: f64,
+    /// Their part of the summed latency of all searches.
+    share_of_time: f64,
+}
+
+/// [`QueryClass`]es of `runs`, by words, those that found rows first.
+fn classes(runs: &[ClientRun]) -> Vec<QueryClass> {
+    let mut by: std::collections::BTreeMap<(usize, bool), Vec<u64>> = Default::default();
+    for r in runs {
+        for (&(words, found), &us) in r.classes.iter().zip(&r.latencies_us) {
+            by.entry((words, !found)).or_default().push(us);
+        }
+    }
+    let total: u64 = by.values().flatten().sum();
+    by.into_iter()
+        .map(|((words, none), us)| QueryClass {
+            words,
+            found: !none,
+            searches: us.len() as u64,
+            mean_ms: us.iter().sum::<u64>() as f64 / us.len().max(1) as f64 / 1e3,
+            p99_ms: Latency::of(&us).p99_ms,
+            share_of_time: us.iter().sum::<u64>() as f64 / total.max(1) as f64,
+        })
+        .collect()
 }
 
 /// The reader cache's counters at the end of the run.
@@ -355,6 +400,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
         server_cpu_seconds: server_cpu,
         server_cores_used: server_cpu / seconds,
         searches_per_server_cpu_s: lat.len() as f64 / server_cpu.max(1e-9),
+        by_query: classes(&runs),
         cache,
     };
     print_report(&report);
@@ -405,6 +451,18 @@ fn print_report(r: &Report) {
         "  server cpu {:.1} s = {:.2} cores used; {:.0} searches per server cpu-second",
         r.server_cpu_seconds, r.server_cores_used, r.searches_per_server_cpu_s
     );
+    println!("  words  rows   searches  mean ms   p99 ms  share of time");
+    for c in &r.by_query {
+        println!(
+            "  {:>5}  {:<5} {:>9} {:>8.2} {:>8.2}  {:>5.1} %",
+            c.words,
+            if c.found { "some" } else { "none" },
+            c.searches,
+            c.mean_ms,
+            c.p99_ms,
+            100.0 * c.share_of_time
+        );
+    }
     println!(
         "  bucket cache: {} readers, {:.0} MB of {:.0} MB, {} hits, {} misses, {} evictions",
         r.cache.entries,
