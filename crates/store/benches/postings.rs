@@ -6,9 +6,14 @@
 //! consecutive events with gaps of 2–40, runs) and a sparser word (gaps of 100–400, deltas
 //! of two bytes or a roaring array). Throughput is in numbers decoded. Also the common word's
 //! bitmap built from its numbers, as a hot bucket builds it, against the library's builder.
+//! And an `And` of two words of one sourcetype with no event in common (the service scenario's
+//! costliest searches): the shorter listed as runs, then narrowed by the longer, as
+//! `WarmBucket::terms_and` does; throughput in numbers of both lists.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use lode_store::postings::{bitmap_of_sorted, decode_entry, encode};
+use lode_store::postings::{
+    bitmap_of_sorted, decode_entry, encode, filter_runs_in_entry, runs_into,
+};
 use roaring::RoaringBitmap;
 
 /// Numbers per list.
@@ -76,5 +81,47 @@ fn postings(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, postings);
+/// Two lists over 3.2 M events, one number in ~40 and one in ~36, with nothing in common.
+fn disjoint_pair() -> (Vec<u32>, Vec<u32>) {
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let (mut x, mut y) = (0u32, 0u32);
+    while x < 3_200_000 {
+        x += 20 + rng.below(41);
+        a.push(x);
+    }
+    let held: std::collections::HashSet<u32> = a.iter().copied().collect();
+    while y < 3_200_000 {
+        y += 18 + rng.below(37);
+        if !held.contains(&y) {
+            b.push(y);
+        }
+    }
+    (a, b)
+}
+
+fn and_of_two(c: &mut Criterion) {
+    let (a, b) = disjoint_pair();
+    let (mut ea, mut eb) = (Vec::new(), Vec::new());
+    assert!(encode(&a, &mut ea, false).is_none() && encode(&b, &mut eb, false).is_none());
+    let mut group = c.benchmark_group("postings and");
+    group.throughput(Throughput::Elements((a.len() + b.len()) as u64));
+    group.bench_function(
+        format!(
+            "two words, nothing in common (kinds {} and {})",
+            ea[0], eb[0]
+        ),
+        |bench| {
+            bench.iter(|| {
+                let mut cands = Vec::new();
+                runs_into(&ea, 0, &mut cands).expect("decodes");
+                filter_runs_in_entry(&eb, 0, &mut cands).expect("decodes");
+                assert!(cands.is_empty());
+            })
+        },
+    );
+    group.finish();
+}
+
+criterion_group!(benches, postings, and_of_two);
 criterion_main!(benches);
