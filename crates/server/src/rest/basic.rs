@@ -66,11 +66,6 @@ impl BasicCache {
         true
     }
 
-    /// [`Self::remembered`], else [`Self::check`].
-    pub fn verify(&self, user: &User, password: &str) -> bool {
-        self.remembered(user, password) || self.check(user, password)
-    }
-
     /// Remembers that digest `key` matched `hash` at `at`, forgetting every pair first when
     /// [`BASIC_HELD`] are held.
     fn remember(&self, key: [u8; 32], hash: &str, at: Instant) {
@@ -164,6 +159,11 @@ mod tests {
     use super::*;
     use lode_node::users::hash_password;
 
+    /// What `authenticate` asks: a remembered pair, else a check.
+    fn verify(cache: &BasicCache, user: &User, password: &str) -> bool {
+        cache.remembered(user, password) || cache.check(user, password)
+    }
+
     fn user(name: &str, password: &str) -> User {
         User {
             name: name.into(),
@@ -178,27 +178,27 @@ mod tests {
     fn a_verified_pair_is_remembered_only_for_its_password_hash() {
         let cache = BasicCache::default();
         let ann = user("ann", "password1");
-        assert!(!cache.verify(&ann, "wrong"));
-        assert!(!cache.verify(&ann, ""));
+        assert!(!verify(&cache, &ann, "wrong"));
+        assert!(!verify(&cache, &ann, ""));
         assert_eq!(cache.held(), 0, "failures are not remembered");
-        assert!(cache.verify(&ann, "password1"));
-        assert!(cache.verify(&ann, "password1"));
+        assert!(verify(&cache, &ann, "password1"));
+        assert!(verify(&cache, &ann, "password1"));
         assert_eq!(cache.held(), 1);
-        assert!(!cache.verify(&ann, "password2"));
+        assert!(!verify(&cache, &ann, "password2"));
         // The password changed: the remembered pair matched the old hash.
         let changed = user("ann", "password2");
-        assert!(!cache.verify(&changed, "password1"));
-        assert!(cache.verify(&changed, "password2"));
+        assert!(!verify(&cache, &changed, "password1"));
+        assert!(verify(&cache, &changed, "password2"));
         // Another user with the same password is checked on its own.
         let bob = user("bob", "password9");
-        assert!(!cache.verify(&bob, "password1"));
+        assert!(!verify(&cache, &bob, "password1"));
     }
 
     #[test]
     fn a_remembered_pair_is_taken_without_the_check() {
         let cache = BasicCache::default();
         let ann = user("ann", "password1");
-        assert!(cache.verify(&ann, "password1"));
+        assert!(verify(&cache, &ann, "password1"));
         // A stored hash no check can pass: only the remembered pair answers yes.
         let key = cache.digest("ann", "password1");
         let bogus = User {
@@ -206,12 +206,12 @@ mod tests {
             ..ann.clone()
         };
         cache.remember(key, &bogus.password_hash, Instant::now());
-        assert!(cache.verify(&bogus, "password1"));
+        assert!(verify(&cache, &bogus, "password1"));
         // Too old: checked again, and the check fails.
         let old = Instant::now().checked_sub(BASIC_MEMORY + Duration::from_secs(1));
         if let Some(old) = old {
             cache.remember(key, &bogus.password_hash, old);
-            assert!(!cache.verify(&bogus, "password1"));
+            assert!(!verify(&cache, &bogus, "password1"));
         }
     }
 
@@ -242,7 +242,7 @@ mod tests {
             cache.remember(key, &ann.password_hash, Instant::now());
             assert!(cache.held() <= BASIC_HELD);
         }
-        assert!(cache.verify(&ann, "password1"));
+        assert!(verify(&cache, &ann, "password1"));
         assert!(cache.held() <= BASIC_HELD);
     }
 }
