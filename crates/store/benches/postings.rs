@@ -12,7 +12,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use lode_store::postings::{
-    bitmap_of_sorted, decode_entry, encode, filter_runs_in_entry, runs_into,
+    and_chunked, bitmap_of_sorted, decode_entry, encode, filter_runs_in_entry, runs_into,
 };
 use roaring::RoaringBitmap;
 
@@ -117,6 +117,17 @@ fn and_of_two(c: &mut Criterion) {
                 runs_into(&ea, 0, &mut cands).expect("decodes");
                 filter_runs_in_entry(&eb, 0, &mut cands).expect("decodes");
                 assert!(cands.is_empty());
+            })
+        },
+    );
+    group.bench_function(
+        "two words, nothing in common, container by container",
+        |bench| {
+            bench.iter(|| {
+                let (runs, _, _) = and_chunked((&ea, 0), (&eb, 0))
+                    .expect("decodes")
+                    .expect("both chunked");
+                assert!(runs.is_empty());
             })
         },
     );

@@ -1245,9 +1245,38 @@ impl Probe {
         }
     }
 
+    /// Sets the bits of `nums` (ascending, inside the container from `base`).
+    fn set(&mut self, nums: &[u32], base: u32) {
+        for &n in nums {
+            let x = n.wrapping_sub(base) & 0xffff;
+            self.words[(x / 64) as usize] |= 1 << (x % 64);
+        }
+    }
+
     /// Clears every bit.
     fn clear(&mut self) {
         self.words.fill(0);
+    }
+
+    /// Joins to `out` the marked numbers of `first..=last` (inside the container from `base`),
+    /// as runs, a word at a time.
+    fn run(&self, first: u32, last: u32, base: u32, out: &mut Vec<(u32, u32)>) {
+        let (mut x, hi) = (first - base, last - base);
+        while x <= hi {
+            let w = self.words[(x / 64) as usize] >> (x % 64);
+            if w & 1 == 0 {
+                // Past the zeros (to the word's end when no bit is left in it).
+                x += if w == 0 {
+                    64 - x % 64
+                } else {
+                    w.trailing_zeros()
+                };
+                continue;
+            }
+            let end = (x + (!w).trailing_zeros() - 1).min(hi);
+            join(out, base | x, base | end);
+            x = end + 1;
+        }
     }
 
     /// Joins to `out` the numbers of `nums` (ascending, inside the container) that are marked.
@@ -1263,6 +1292,58 @@ impl Probe {
             hits[..k].iter().for_each(|&n| join(out, n, n));
         }
     }
+}
+
+/// The numbers both chunked entries (at `a` and `b` of their uncompressed blocks) hold, as
+/// runs, and each entry's largest number; `None` when either entry is not chunked. Container
+/// by container: `a`'s group set as bits, `b`'s group tested against them; containers only one
+/// entry has are not decoded. What an `And` of two common words starts from, without listing
+/// the shorter one's runs first. Checks what it reads as [`decode_entry`] does. Naive twin: the
+/// intersection of the two lists.
+#[allow(clippy::type_complexity)]
+pub fn and_chunked(
+    (a_block, a): (&[u8], usize),
+    (b_block, b): (&[u8], usize),
+) -> Result<Option<(Vec<(u32, u32)>, Option<u32>, Option<u32>)>, String> {
+    let (ka, da) = entry_at(a_block, a)?;
+    let (kb, db) = entry_at(b_block, b)?;
+    if ka != KIND_CHUNKED || kb != KIND_CHUNKED {
+        return Ok(None);
+    }
+    let (ga, gb) = (chunks(da)?, chunks(db)?);
+    let buf = &mut [0u32; DELTAS_CHUNK];
+    let mut probe = Probe::new();
+    let mut out = Vec::new();
+    let mut j = 0;
+    for c in &ga {
+        while gb.get(j).is_some_and(|d| d.base < c.base) {
+            j += 1;
+        }
+        let Some(d) = gb.get(j).filter(|d| d.base == c.base) else {
+            continue;
+        };
+        let marked = chunk_pieces(c, buf, &mut |p| match p {
+            Piece::Nums(nums) => probe.set(nums, c.base),
+            Piece::Run(first, last) => probe.mark(&[(first, last)], c.base),
+        });
+        let tested = marked.and_then(|()| {
+            chunk_pieces(d, buf, &mut |p| match p {
+                Piece::Nums(nums) => probe.nums(nums, d.base, &mut out),
+                Piece::Run(first, last) => probe.run(first, last, d.base, &mut out),
+            })
+        });
+        probe.clear();
+        tested?;
+    }
+    let max_a = match ga.last() {
+        Some(c) => chunk_max(c, buf)?,
+        None => None,
+    };
+    let max_b = match gb.last() {
+        Some(c) => chunk_max(c, buf)?,
+        None => None,
+    };
+    Ok(Some((out, max_a, max_b)))
 }
 
 /// [`filter_runs_in_entry`] of a portable roaring serialization, read only where candidates
@@ -1743,6 +1824,31 @@ mod tests {
                 let wide_bits = bitmap_of_runs(&wide);
                 filter_runs_in_entry(&entry, 0, &mut wide).unwrap();
                 prop_assert_eq!(bitmap_of_runs(&wide), &full & &wide_bits);
+                // Two chunked entries intersected container by container.
+                let other: Vec<u32> = spanned_list(&spans);
+                let mut other_entry = Vec::new();
+                if !other.is_empty() && encode(&other, &mut other_entry, read_whole).is_none() {
+                    let other_bits: RoaringBitmap = other.iter().copied().collect();
+                    for (x, y, xs, ys) in [
+                        (&entry, &other_entry, &list, &other),
+                        (&other_entry, &entry, &other, &list),
+                    ] {
+                        if let Some((runs, mx, my)) = and_chunked((x, 0), (y, 0)).unwrap() {
+                            prop_assert_eq!(bitmap_of_runs(&runs), &full & &other_bits);
+                            prop_assert!(runs.windows(2).all(|w| w[0].1 + 1 < w[1].0), "{runs:?}");
+                            prop_assert_eq!((mx, my), (xs.last().copied(), ys.last().copied()));
+                        } else {
+                            prop_assert!(x[0] != KIND_CHUNKED || y[0] != KIND_CHUNKED);
+                        }
+                    }
+                    let mut bad = other_entry.clone();
+                    for (at, x) in &flips {
+                        let i = at.index(bad.len());
+                        bad[i] ^= x;
+                    }
+                    let _ = and_chunked((&entry, 0), (&bad, 0));
+                    let _ = and_chunked((&bad, 0), (&entry, 0));
+                }
                 // Many candidate runs of any length, some across containers.
                 let mut spanned = RoaringBitmap::new();
                 for &(start, len) in &spans {
@@ -1795,6 +1901,20 @@ mod tests {
     /// and keeping the smallest gives, chunked by container (each group the same way) when it
     /// is a deltas or runs entry of at least [`CHUNKED_MIN_BYTES`] over several containers and
     /// not `read_whole`.
+    /// A second list from `spans`: a short span whole, a longer one every 3rd to 42nd number
+    /// (so its containers are deltas groups, runs or bitmaps).
+    fn spanned_list(spans: &[(u32, u32)]) -> Vec<u32> {
+        let mut set = std::collections::BTreeSet::new();
+        for &(start, len) in spans {
+            if len < 500 {
+                set.extend(start..=start + len);
+            } else {
+                set.extend((start..=start + len).step_by(3 + (len % 40) as usize));
+            }
+        }
+        set.into_iter().collect()
+    }
+
     fn smallest_twin(list: &[u32], read_whole: bool) -> Vec<u8> {
         let mut want = Vec::new();
         for (kind, data) in [

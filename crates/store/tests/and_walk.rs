@@ -3,7 +3,7 @@
 //! intersects an `And` of terms whose shortest list is sparse by listing that list and
 //! filtering it by the others (`TermSource::terms_and`): the answers are those of the events'
 //! text, in a hot bucket (which builds) and in the warm bucket it rolls into (which walks),
-//! whichever term comes first.
+//! whichever term comes first; and two chunked lists intersected container by container.
 
 use lode_event::Event;
 use lode_store::{list_buckets, open_bucket, BucketKind, IndexWriter, TermQuery};
@@ -196,4 +196,53 @@ fn a_warm_reader_remembers_its_lookups_within_its_bound() {
         let q = TermQuery::And(words.iter().map(|w| term(w)).collect());
         assert_eq!(eval(&q), want(&evs, words), "{words:?}");
     }
+}
+
+/// Over several 64 Ki containers the lists of words on one event in 37 or 41 are chunked
+/// entries: an `And` of two of them is intersected container by container
+/// (`postings::and_chunked`), then narrowed by any later term; the answers are the text's.
+#[test]
+fn and_of_two_chunked_lists_answers_as_the_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let (w, _) = IndexWriter::open(dir.path(), Default::default()).unwrap();
+    let evs: Vec<Event> = (0..140_000u64)
+        .map(|i| {
+            let mut raw = format!("e{i}");
+            for (word, k, r) in [("pa", 37, 0), ("pb", 41, 0), ("pc", 37, 1), ("third", 3, 0)] {
+                if i % k == r {
+                    raw.push(' ');
+                    raw.push_str(word);
+                }
+            }
+            Event {
+                time: 1_700_000_000_000_000 + i as i64 * 1000,
+                raw,
+                host: "h".into(),
+                source: "s".into(),
+                sourcetype: "st".into(),
+                index: "main".into(),
+                ..Event::default()
+            }
+        })
+        .collect();
+    w.append(&evs).unwrap();
+    w.roll().unwrap();
+    w.close().unwrap();
+    let info = &list_buckets(dir.path()).unwrap()[0];
+    let b = open_bucket(info).unwrap();
+    let queries: [&[&str]; 6] = [
+        &["pa", "pb"],
+        &["pb", "pa"],
+        &["pa", "pb", "third"],
+        &["third", "pb", "pc"],
+        &["pa", "pc"],
+        &["pc", "pb"],
+    ];
+    for words in queries {
+        let q = TermQuery::And(words.iter().map(|w| term(w)).collect());
+        let got = b.eval(&q).unwrap();
+        assert_eq!(got, want(&evs, words), "{words:?}");
+    }
+    // Not vacuous: two of them find events in every container.
+    assert_eq!(want(&evs, &["pa", "pb"]).len(), 93);
 }
