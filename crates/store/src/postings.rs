@@ -1261,22 +1261,12 @@ impl Probe {
     /// Joins to `out` the marked numbers of `first..=last` (inside the container from `base`),
     /// as runs, a word at a time.
     fn run(&self, first: u32, last: u32, base: u32, out: &mut Vec<(u32, u32)>) {
-        let (mut x, hi) = (first - base, last - base);
-        while x <= hi {
-            let w = self.words[(x / 64) as usize] >> (x % 64);
-            if w & 1 == 0 {
-                // Past the zeros (to the word's end when no bit is left in it).
-                x += if w == 0 {
-                    64 - x % 64
-                } else {
-                    w.trailing_zeros()
-                };
-                continue;
-            }
-            let end = (x + (!w).trailing_zeros() - 1).min(hi);
-            join(out, base | x, base | end);
-            x = end + 1;
-        }
+        set_runs(
+            |x| self.words[(x / 64) as usize] >> (x % 64),
+            (first - base, last - base),
+            base,
+            out,
+        );
     }
 
     /// Joins to `out` the numbers of `nums` (ascending, inside the container) that are marked.
@@ -1346,6 +1336,30 @@ pub fn and_chunked(
     Ok(Some((out, max_a, max_b)))
 }
 
+/// Joins to `out` the runs of set bits from `lo` to `hi` of a container from `base`, a word at
+/// a time: `word(x)` gives the container's bits from `x` to the end of x's 64-bit word.
+#[inline]
+fn set_runs(word: impl Fn(u32) -> u64, (lo, hi): (u32, u32), base: u32, out: &mut Vec<(u32, u32)>) {
+    let mut x = lo;
+    while x <= hi {
+        let w = word(x);
+        if w & 1 == 0 {
+            // Past the zeros (to the word's end when no bit is left in it).
+            x += if w == 0 {
+                64 - x % 64
+            } else {
+                w.trailing_zeros()
+            };
+            continue;
+        }
+        // The ones from `x` to the end of this word at most; a run going on in the next word
+        // is joined there.
+        let end = (x + (!w).trailing_zeros() - 1).min(hi);
+        join(out, base | x, base | end);
+        x = end + 1;
+    }
+}
+
 /// [`filter_runs_in_entry`] of a portable roaring serialization, read only where candidates
 /// lie. The layout [`serialize_roaring`] writes is read in place; another one (with run
 /// containers) through the library. Checks the keys and container lengths, and the largest
@@ -1392,24 +1406,7 @@ fn roaring_filter_runs(data: &[u8], cands: &mut Vec<(u32, u32)>) -> Result<Optio
                     let w = 8 * (x / 64) as usize;
                     u64::from_le_bytes(c.bytes[w..w + 8].try_into().expect("8 bytes")) >> (x % 64)
                 };
-                let mut x = lo;
-                while x <= hi {
-                    let w = word(x);
-                    if w & 1 == 0 {
-                        // Past the zeros (to the word's end when no bit is left in it).
-                        x += if w == 0 {
-                            64 - x % 64
-                        } else {
-                            w.trailing_zeros()
-                        };
-                        continue;
-                    }
-                    // The ones from `x` to the end of this word at most; a run going on in
-                    // the next word is joined there.
-                    let end = (x + (!w).trailing_zeros() - 1).min(hi);
-                    join(&mut keep.out, high | x, high | end);
-                    x = end + 1;
-                }
+                set_runs(word, (lo, hi), high, &mut keep.out);
             }
             if b > top {
                 break;
