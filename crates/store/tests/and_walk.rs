@@ -24,17 +24,22 @@ fn events() -> Vec<Event> {
             if i == 4200 {
                 raw.push_str(" once");
             }
-            Event {
-                time: 1_700_000_000_000_000 + i as i64 * 1000,
-                raw,
-                host: "h".into(),
-                source: "s".into(),
-                sourcetype: "st".into(),
-                index: "main".into(),
-                ..Event::default()
-            }
+            event(i, raw)
         })
         .collect()
+}
+
+/// Event `i` (a millisecond after event `i - 1`) with text `raw`.
+fn event(i: u64, raw: String) -> Event {
+    Event {
+        time: 1_700_000_000_000_000 + i as i64 * 1000,
+        raw,
+        host: "h".into(),
+        source: "s".into(),
+        sourcetype: "st".into(),
+        index: "main".into(),
+        ..Event::default()
+    }
 }
 
 /// The events of [`events`] indexed under `dir` and rolled into a warm bucket, and its reader.
@@ -214,15 +219,7 @@ fn and_of_two_chunked_lists_answers_as_the_text() {
                     raw.push_str(word);
                 }
             }
-            Event {
-                time: 1_700_000_000_000_000 + i as i64 * 1000,
-                raw,
-                host: "h".into(),
-                source: "s".into(),
-                sourcetype: "st".into(),
-                index: "main".into(),
-                ..Event::default()
-            }
+            event(i, raw)
         })
         .collect();
     w.append(&evs).unwrap();
