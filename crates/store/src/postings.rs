@@ -1043,8 +1043,9 @@ fn join(out: &mut Vec<(u32, u32)>, first: u32, last: u32) {
 /// bitmap containers' set bits walked a word at a time), a chunked entry walks only the groups
 /// of containers that hold candidates (testing a deltas group's numbers against the
 /// candidates' bits when they are many, see [`PROBE_FROM`]), a deltas or runs entry is merged
-/// with them (a slice of numbers by binary search when the candidates are few beside it). Checks what it reads as
-/// [`decode_entry`] does. Naive twin: the candidates' numbers that the list holds.
+/// with them (a slice of numbers by binary search when the candidates are few beside it).
+/// Checks what it reads as [`decode_entry`] does. Naive twin: the candidates' numbers that the
+/// list holds.
 pub fn filter_runs_in_entry(
     block: &[u8],
     offset: usize,
@@ -1894,10 +1895,6 @@ mod tests {
         }
     }
 
-    /// The entry of `list` (strictly ascending, at least one number) as writing every layout
-    /// and keeping the smallest gives, chunked by container (each group the same way) when it
-    /// is a deltas or runs entry of at least [`CHUNKED_MIN_BYTES`] over several containers and
-    /// not `read_whole`.
     /// A second list from `spans`: a short span whole, a longer one every 3rd to 42nd number
     /// (so its containers are deltas groups, runs or bitmaps).
     fn spanned_list(spans: &[(u32, u32)]) -> Vec<u32> {
@@ -1912,6 +1909,10 @@ mod tests {
         set.into_iter().collect()
     }
 
+    /// The entry of `list` (strictly ascending, at least one number) as writing every layout
+    /// and keeping the smallest gives, chunked by container (each group the same way) when it
+    /// is a deltas or runs entry of at least [`CHUNKED_MIN_BYTES`] over several containers and
+    /// not `read_whole`.
     fn smallest_twin(list: &[u32], read_whole: bool) -> Vec<u8> {
         let mut want = Vec::new();
         for (kind, data) in [

@@ -125,8 +125,6 @@ fn a_warm_reader_keeps_its_recent_postings_blocks() {
     assert_eq!(b.recent_postings_held(), (n, bytes));
 }
 
-/// A warm reader remembers its lexicon lookups (present and absent terms) within its bound,
-/// not those of long terms, and answers as the lexicon does after forgetting them.
 /// The size of a term's entry (what an `And` orders its terms by) is remembered with its
 /// lookup, and what is remembered is what a fresh reader reads.
 #[test]
@@ -169,6 +167,8 @@ fn a_warm_reader_remembers_entry_sizes_with_its_lookups() {
     }
 }
 
+/// A warm reader remembers its lexicon lookups (present and absent terms) within its bound,
+/// not those of long terms, and answers as the lexicon does after forgetting them.
 #[test]
 fn a_warm_reader_remembers_its_lookups_within_its_bound() {
     use lode_store::bucket::warm::{KNOWN_TERMS, KNOWN_TERM_LEN};
