@@ -1078,19 +1078,13 @@ pub fn filter_runs_in_entry(
                 let probe = probe.get_or_insert_with(Probe::new);
                 let within = &keep.cands[keep.i..keep.i + meeting];
                 probe.mark(within, c.base);
-                let (out, mut outside) = (&mut keep.out, false);
-                let walked = deltas_in_chunks(c.data, u64::from(c.base), buf, |nums| {
-                    if nums.last().is_some_and(|&n| n > top) {
-                        outside = true;
-                    } else {
-                        probe.nums(nums, c.base, out);
-                    }
+                let out = &mut keep.out;
+                let walked = chunk_pieces(c, buf, &mut |p| match p {
+                    Piece::Nums(nums) => probe.nums(nums, c.base, out),
+                    Piece::Run(first, last) => probe.run(first, last, c.base, out),
                 });
                 probe.clear();
                 walked?;
-                if outside {
-                    return Err("chunked entry: a number outside its group's container".into());
-                }
                 // Runs going on into the next container stay for it.
                 keep.skip_below(top.saturating_add(1));
             }
