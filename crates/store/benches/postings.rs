@@ -4,7 +4,8 @@
 //! Three lists of 400,000 event numbers, each encoded in the layout the writer picks for it:
 //! a common word (gaps of 1–16, varint deltas), a word of one sourcetype's events (runs of 1–12
 //! consecutive events with gaps of 2–40, runs) and a sparser word (gaps of 100–400, deltas
-//! of two bytes or a roaring array). Throughput is in numbers decoded. Also the common word's
+//! of two bytes or a roaring array), and a word in one event of ~60 with geometric gaps (as a
+//! real word's are: one in eight takes two bytes). Throughput is in numbers decoded. Also the common word's
 //! bitmap built from its numbers, as a hot bucket builds it, against the library's builder.
 //! And an `And` of two words of one sourcetype with no event in common (the service scenario's
 //! costliest searches): the shorter listed as runs, then narrowed by the longer, as
@@ -53,6 +54,18 @@ fn postings(c: &mut Criterion) {
             list(|r| (2 + r.below(39), 1 + r.below(12))),
         ),
         ("sparse word", list(|r| (100 + r.below(301), 1))),
+        // As a word's gaps are: geometric, here one event in ~60, so about one gap in eight
+        // takes two bytes.
+        (
+            "word in 1 of 60, geometric gaps",
+            list(|r| {
+                let mut gap = 0;
+                while r.below(60) != 0 {
+                    gap += 1;
+                }
+                (gap, 1)
+            }),
+        ),
     ];
     let mut group = c.benchmark_group("postings decode");
     group.throughput(Throughput::Elements(LEN as u64));

@@ -1456,8 +1456,9 @@ const DELTAS_CHUNK: usize = 1024;
 
 /// Decodes [`KIND_DELTAS`] entry data into `chunk` and hands each filled part to `take`, in
 /// order; checks that the numbers ascend strictly and stay within u32. A common term's gaps
-/// take one byte (eight of them are read with one load and one test) and a sparser term's two;
-/// both are read inline, the rest through [`Reader::varint`].
+/// take one byte (eight of them are read with one load and one test, and summed by
+/// [`gaps8`]) with a two-byte one now and then (read in the same loop), and a sparser term's
+/// mostly two (read one at a time); longer ones are read through [`Reader::varint`].
 fn deltas_in_chunks(
     data: &[u8],
     base: u64,
@@ -1485,21 +1486,54 @@ fn deltas_in_chunks(
         }
         chunk[n] = prev as u32;
         n += 1;
-        // Eight one-byte gaps, none 0 (a 0 byte is a repeated number).
-        while n + 8 <= DELTAS_CHUNK && prev <= LIMIT - 8 * 127 {
+        // Eight bytes at a time: the one-byte gaps before the first byte with its high bit set
+        // (all eight when none has it), none 0 (a 0 byte is a repeated number), then the
+        // two-byte gap that byte starts. A common term's gaps are mostly one byte with a
+        // two-byte one every few words, where the walk used to leave this loop.
+        while n + 9 <= DELTAS_CHUNK && prev <= LIMIT - 8 * 127 - 0x3fff {
             let Some(w) = data.get(i..i + 8) else { break };
-            let x = u64::from_le_bytes(w.try_into().expect("8 bytes"));
-            if x & HIGH != 0 {
+            if w[0] & 0x80 != 0 {
+                // A sparse term's gaps, mostly two bytes, are read one at a time below.
                 break;
             }
-            if x.wrapping_sub(ONES) & !x & HIGH != 0 {
+            let x = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+            let high = x & HIGH;
+            if high == 0 {
+                // Apart, so that the next load's address does not wait on this word.
+                if x.wrapping_sub(ONES) & !x & HIGH != 0 {
+                    return Err("postings not strictly ascending".into());
+                }
+                let out = (&mut chunk[n..n + 8]).try_into().expect("8 numbers");
+                // In u32: `prev` is at most `LIMIT - 8 * 127` here.
+                prev = u64::from(gaps8(x, prev as u32, out));
+                n += 8;
+                i += 8;
+                continue;
+            }
+            // The bytes below the first high bit, and how many (at least one).
+            let k = (high.trailing_zeros() / 8) as usize;
+            let low = (1u64 << (8 * k)) - 1;
+            if x.wrapping_sub(ONES) & !x & HIGH & low != 0 {
                 return Err("postings not strictly ascending".into());
             }
             let out = (&mut chunk[n..n + 8]).try_into().expect("8 numbers");
-            // In u32: `prev` is at most `LIMIT - 8 * 127` here.
-            prev = u64::from(gaps8(x, prev as u32, out));
-            n += 8;
-            i += 8;
+            // The bytes past `k` count 0.
+            prev = u64::from(gaps8(x & low, prev as u32, out));
+            n += k;
+            i += k;
+            let (a, b) = (data[i], data.get(i + 1).copied().unwrap_or(0x80));
+            if b & 0x80 != 0 {
+                // Longer, or cut short: read below.
+                break;
+            }
+            let gap = u64::from(a & 0x7f) | u64::from(b) << 7;
+            if gap == 0 {
+                return Err("postings not strictly ascending".into());
+            }
+            prev += gap;
+            chunk[n] = prev as u32;
+            n += 1;
+            i += 2;
         }
         let gap = match data.get(i..i + 2) {
             // One or two bytes, without a branch on which (a sparse term's gaps mix them).
@@ -1678,6 +1712,38 @@ mod tests {
             let last = gaps8(x, prev, &mut fast);
             prop_assert_eq!(last, gaps8_scalar(x, prev, &mut slow));
             prop_assert_eq!(fast, slow);
+        }
+
+        #[test]
+        fn deltas_of_mixed_widths_decode_as_written(
+            gaps in proptest::collection::vec(
+                prop_oneof![6 => 1u32..128, 2 => 128u32..16_384, 1 => 16_384u32..3_000_000],
+                1..3000,
+            ),
+            first in 0u32..1000,
+            bad in any::<prop::sample::Index>(),
+            zero in prop_oneof![Just(vec![0u8]), Just(vec![0x80u8, 0])],
+        ) {
+            let mut list = vec![first];
+            for g in &gaps {
+                list.push(list.last().unwrap() + g);
+            }
+            let mut data = Vec::new();
+            let mut prev = 0;
+            for &x in &list {
+                put_varint(&mut data, u64::from(x - prev));
+                prev = x;
+            }
+            let mut got = Vec::new();
+            deltas_in_chunks(&data, 0, &mut [0; DELTAS_CHUNK], |n| got.extend_from_slice(n))
+                .unwrap();
+            prop_assert_eq!(&got, &list);
+            // A gap of 0, one byte or two, inserted after any gap but the first.
+            let ends: Vec<usize> = (1..=data.len()).filter(|&e| data[e - 1] < 0x80).collect();
+            let at = ends[bad.index(ends.len())];
+            data.splice(at..at, zero);
+            let r = deltas_in_chunks(&data, 0, &mut [0; DELTAS_CHUNK], |_| {});
+            prop_assert!(r.is_err());
         }
 
         #[test]
