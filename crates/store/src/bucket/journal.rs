@@ -390,6 +390,15 @@ impl JournalSink {
         })
     }
 
+    /// Sets zstd's shortest match (`ZSTD_c_minMatch`, 3–7) for the slices compressed from now
+    /// on.
+    pub fn min_match(mut self, bytes: u32) -> Result<Self, StoreError> {
+        self.comp
+            .set_parameter(zstd::zstd_safe::CParameter::MinMatch(bytes))
+            .at(&self.path)?;
+        Ok(self)
+    }
+
     /// Creates the journal, compressing with a dictionary trained on its first slices.
     pub fn with_dictionary(path: &Path, magic: [u8; 4]) -> Result<Self, StoreError> {
         let mut s = Self::create(path, magic, ZSTD_LEVEL)?;

@@ -12,7 +12,7 @@ use crate::bucket::journal::{encode_slices, Dicts, JournalSink};
 use crate::bucket::slice_table::encode_slices_file;
 use crate::consts::{
     magic, BLOOM_FILE, COLUMNS_FILE, INDEX_LEVEL, JOURNAL_FILE, LEXICON_FILE, POSTINGS_FILE,
-    SHARED_ENTRY_MIN_BYTES, SLICES_FILE,
+    POSTINGS_MIN_MATCH, SHARED_ENTRY_MIN_BYTES, SLICES_FILE,
 };
 use crate::error::StoreError;
 use crate::footer::{append_footer, write_file, FooterWriter};
@@ -172,7 +172,8 @@ impl TermsWriter {
             bloom: Bloom::with_capacity(capacity).writer(),
             lex: LexiconWriter::create(&dir.join(LEXICON_FILE))?,
             post: Vec::new(),
-            blocks: JournalSink::create(&dir.join(POSTINGS_FILE), magic::POSTINGS, INDEX_LEVEL)?,
+            blocks: JournalSink::create(&dir.join(POSTINGS_FILE), magic::POSTINGS, INDEX_LEVEL)?
+                .min_match(POSTINGS_MIN_MATCH)?,
             block_no: 0,
             entry: Vec::new(),
             seen: HashTable::new(),
