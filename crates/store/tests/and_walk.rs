@@ -125,6 +125,31 @@ fn a_warm_reader_keeps_its_recent_postings_blocks() {
     assert_eq!(b.recent_postings_held(), (n, bytes));
 }
 
+/// A term whose lookup a warm reader remembers is answered from it, not from the bloom filter:
+/// with every filter page damaged (a damaged page answers "may be present"), a remembered
+/// absent term is still certainly absent.
+#[test]
+fn a_remembered_lookup_answers_whether_a_bucket_may_hold_a_term() {
+    use lode_store::BucketRead;
+    let dir = tempfile::tempdir().unwrap();
+    let (evs, b) = warm(dir.path());
+    let info = &list_buckets(dir.path()).unwrap()[0];
+    assert!(b.eval(&term("absent")).unwrap().is_empty());
+    assert_eq!(b.eval(&term("third")).unwrap(), want(&evs, &["third"]));
+    let bloom = info.path.join("bloom.dat");
+    let mut bytes = std::fs::read(&bloom).unwrap();
+    let bits = u64::from_le_bytes(bytes[4..12].try_into().unwrap()) as usize / 8;
+    bytes[12..12 + bits].iter_mut().for_each(|x| *x ^= 0x5a);
+    std::fs::write(&bloom, &bytes).unwrap();
+    let fresh = lode_store::WarmBucket::open(&info.path).unwrap();
+    assert!(
+        fresh.may_contain(b"absent"),
+        "the damage reaches the term's page"
+    );
+    assert!(!b.may_contain(b"absent") && !b.may_contain(b"ABSENT"));
+    assert!(b.may_contain(b"third") && fresh.may_contain(b"third"));
+}
+
 /// The size of a term's entry (what an `And` orders its terms by) is remembered with its
 /// lookup, and what is remembered is what a fresh reader reads.
 #[test]

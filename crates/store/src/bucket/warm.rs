@@ -819,7 +819,13 @@ impl BucketRead for WarmBucket {
         self.columns().map(|_| ())
     }
     fn may_contain(&self, term: &[u8]) -> bool {
-        self.bloom.may_contain(&term.to_ascii_lowercase())
+        let term = term.to_ascii_lowercase();
+        // A remembered lookup answers exactly, without the filter's page read and checksum
+        // (3 % of the 10 GB service's CPU, where every word is remembered in every bucket).
+        if let Some(k) = self.known().get(term.as_slice()) {
+            return k.value.is_some();
+        }
+        self.bloom.may_contain(&term)
     }
     fn eval(&self, q: &TermQuery) -> Result<RoaringBitmap, StoreError> {
         eval(self, q)
