@@ -306,10 +306,21 @@ impl WarmBucket {
             };
             StoreError::corrupt(path(), reason)
         })?;
+        self.check_largest(max, path)?;
+        Ok(got)
+    }
+
+    /// An error naming the postings file `path` gives when `max`, the largest number an entry
+    /// holds, is not an event of this bucket.
+    fn check_largest(
+        &self,
+        max: Option<u32>,
+        path: impl FnOnce() -> PathBuf,
+    ) -> Result<(), StoreError> {
         if max.is_some_and(|m| m as u64 >= self.meta.event_count) {
             return Err(StoreError::corrupt(path(), "postings name a missing event"));
         }
-        Ok(got)
+        Ok(())
     }
 
     /// [`postings::and_chunked`] of the entries lexicon values `a` and `b` point at, checked
@@ -347,12 +358,7 @@ impl WarmBucket {
         let Some((runs, max_a, max_b)) = got else {
             return Ok(None);
         };
-        if max_a
-            .max(max_b)
-            .is_some_and(|m| m as u64 >= self.meta.event_count)
-        {
-            return Err(StoreError::corrupt(path, "postings name a missing event"));
-        }
+        self.check_largest(max_a.max(max_b), || path)?;
         Ok(Some(runs))
     }
 
