@@ -466,8 +466,8 @@ async fn login(State(st): State<RestState>, RawQuery(q): RawQuery, body: Bytes) 
     );
     let home = st.app.node.home().clone();
     let name = user.clone();
-    // Each recent failure for this name doubles the wait before the next answer (0.5 s, 1 s, …
-    // up to 16 s): guessing passwords is slow.
+    // Recent failures for this name hold the answer back (`basic::Failures::wait`: 1 s after a
+    // second failure, doubling up to 16 s): guessing passwords is slow.
     let wait = st.failures.wait(&name);
     if !wait.is_zero() {
         tokio::time::sleep(wait).await;
