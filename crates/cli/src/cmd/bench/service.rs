@@ -287,21 +287,25 @@ struct QueryClass {
 
 /// [`QueryClass`]es of `runs`, by words, those that found rows first.
 fn classes(runs: &[ClientRun]) -> Vec<QueryClass> {
-    let mut by: std::collections::BTreeMap<(usize, bool), Vec<u64>> = Default::default();
+    use std::cmp::Reverse;
+    let mut by: std::collections::BTreeMap<(usize, Reverse<bool>), Vec<u64>> = Default::default();
     for r in runs {
         for (&(words, found), &us) in r.classes.iter().zip(&r.latencies_us) {
-            by.entry((words, !found)).or_default().push(us);
+            by.entry((words, Reverse(found))).or_default().push(us);
         }
     }
     let total: u64 = by.values().flatten().sum();
     by.into_iter()
-        .map(|((words, none), us)| QueryClass {
-            words,
-            found: !none,
-            searches: us.len() as u64,
-            mean_ms: us.iter().sum::<u64>() as f64 / us.len().max(1) as f64 / 1e3,
-            p99_ms: Latency::of(&us).p99_ms,
-            share_of_time: us.iter().sum::<u64>() as f64 / total.max(1) as f64,
+        .map(|((words, Reverse(found)), us)| {
+            let sum: u64 = us.iter().sum();
+            QueryClass {
+                words,
+                found,
+                searches: us.len() as u64,
+                mean_ms: sum as f64 / us.len().max(1) as f64 / 1e3,
+                p99_ms: Latency::of(&us).p99_ms,
+                share_of_time: sum as f64 / total.max(1) as f64,
+            }
         })
         .collect()
 }
