@@ -464,6 +464,10 @@ impl TermSource for CachedTerms<'_> {
         }
     }
 
+    fn term_kinds(&self, term: &[u8]) -> Result<Option<u64>, StoreError> {
+        self.reader.term_kinds(term)
+    }
+
     /// From the cached postings when held; else, while the cache has room for the whole list
     /// without evicting (a 1 GB service's words all fit), decoded whole and kept, so that later
     /// searches hit it; else only the window, decoded by the reader and not kept.

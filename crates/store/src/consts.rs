@@ -175,6 +175,11 @@ pub const SHARED_ENTRIES_FLAG: u64 = 1 << 62;
 /// binary from before reads the flagged count as more blocks than the index can hold and
 /// refuses the bucket ("block count out of range") instead of calling its postings damaged.
 pub const CHUNKED_ENTRIES_FLAG: u64 = 1 << 61;
+/// Bit set in the block count of a lexicon's index when each pointer value is followed by its
+/// term's *kinds*: the mask of the bucket's sourcetypes whose events hold the term
+/// (docs/format/lexicon.md). Every lexicon written now sets it; a binary from before refuses
+/// the file ("block count out of range") instead of reading the mask as the next term.
+pub const KINDS_FLAG: u64 = 1 << 60;
 /// Smallest postings entry, in bytes (kind, length and data), that the terms writer looks for
 /// an earlier identical entry to share. Terms that always occur together (the tokens of one
 /// user-agent string, the JSON keys of one template) have byte-identical entries: on a 3.2M-event

@@ -81,6 +81,14 @@ pub trait TermSource {
     fn cost_hint(&self, _term: &[u8]) -> Result<Option<u64>, StoreError> {
         Ok(None)
     }
+    /// A mask of the kinds of events that hold `term` (lowercased), where bit `i` stands for
+    /// the same kinds in every answer of this source, and `0` means no event holds it: two
+    /// terms whose masks share no bit are in no event together (rule KINDS in [`eval`]). A
+    /// warm bucket's lexicon keeps one per postings pointer: its sourcetypes
+    /// (`bucket::kinds`). `None`: unknown (any kind).
+    fn term_kinds(&self, _term: &[u8]) -> Result<Option<u64>, StoreError> {
+        Ok(None)
+    }
     /// The events holding every one of `terms` (lowercased, at least two) when the source
     /// intersects their lists itself, without building each one's bitmap: a warm bucket reads
     /// the shortest list's runs and narrows them by each of the others in turn (see
@@ -153,6 +161,9 @@ impl Window {
 }
 
 /// Evaluates `q` against `src`.
+///
+/// Rule KINDS: an `And` whose plain terms have kinds masks ([`TermSource::term_kinds`]) that
+/// share no bit matches nothing, and is answered before any list is read.
 pub fn eval(src: &dyn TermSource, q: &TermQuery) -> Result<RoaringBitmap, StoreError> {
     Ok(Arc::unwrap_or_clone(eval_shared(src, q)?))
 }
@@ -238,6 +249,15 @@ fn eval_depth(
                     _ => None,
                 })
                 .collect();
+            if terms.len() > 1 {
+                let mut kinds = u64::MAX;
+                for t in &terms {
+                    kinds &= src.term_kinds(t)?.unwrap_or(u64::MAX);
+                    if kinds == 0 {
+                        return Ok(Arc::new(RoaringBitmap::new()));
+                    }
+                }
+            }
             if window.is_none() && terms.len() > 1 {
                 if let Some(b) = src.terms_and(&terms)? {
                     if b.is_empty() {

@@ -3,6 +3,7 @@
 pub(crate) mod build;
 pub mod hot;
 pub mod journal;
+pub(crate) mod kinds;
 pub mod slice_table;
 pub mod warm;
 pub(crate) mod write;

@@ -77,6 +77,9 @@ pub struct WarmBucket {
 struct Known {
     /// Its lexicon value (`None`: absent).
     value: Option<u64>,
+    /// Its kinds mask, stored beside a pointer (`None`: an inline value, or a lexicon written
+    /// before kinds).
+    kinds: Option<u64>,
     /// Its entry's kind and bytes ([`WarmBucket::entry_head`]), once asked.
     head: Option<(Option<u8>, u64)>,
 }
@@ -85,9 +88,9 @@ struct Known {
 pub const KNOWN_TERMS: usize = 1024;
 /// Longest term a warm reader remembers the lookup of, bytes.
 pub const KNOWN_TERM_LEN: usize = 64;
-/// Most bytes a warm reader's remembered lookups take: each term's bytes and about 72 of
-/// map slot (value and entry head) and allocation.
-pub const KNOWN_TERMS_BYTES: u64 = (KNOWN_TERMS * (KNOWN_TERM_LEN + 72)) as u64;
+/// Most bytes a warm reader's remembered lookups take: each term's bytes and about 88 of
+/// map slot (value, kinds and entry head) and allocation.
+pub const KNOWN_TERMS_BYTES: u64 = (KNOWN_TERMS * (KNOWN_TERM_LEN + 88)) as u64;
 
 /// Bytes of decompressed postings blocks a warm reader keeps (see
 /// `WarmBucket::recent_postings`); a larger block is not kept.
@@ -421,10 +424,17 @@ impl WarmBucket {
 
     /// The lexicon value of `term` (lowercased), from the lookups remembered or the lexicon.
     fn lookup(&self, term: &[u8]) -> Result<Option<u64>, StoreError> {
+        Ok(self.lookup_kinds(term)?.map(|(v, _)| v))
+    }
+
+    /// [`WarmBucket::lookup`], with the term's kinds mask when the lexicon has one for it.
+    fn lookup_kinds(&self, term: &[u8]) -> Result<Option<(u64, Option<u64>)>, StoreError> {
         if let Some(k) = self.known().get(term) {
-            return Ok(k.value);
+            return Ok(k.value.map(|v| (v, k.kinds)));
         }
-        let v = self.lexicon()?.get(term, &mut LexScratch::default())?;
+        let found = self
+            .lexicon()?
+            .get_kinds(term, &mut LexScratch::default())?;
         if term.len() <= KNOWN_TERM_LEN {
             let mut k = self.known();
             if k.len() >= KNOWN_TERMS {
@@ -433,12 +443,13 @@ impl WarmBucket {
             k.insert(
                 term.into(),
                 Known {
-                    value: v,
+                    value: found.map(|(v, _)| v),
+                    kinds: found.and_then(|(_, k)| k),
                     head: None,
                 },
             );
         }
-        Ok(v)
+        Ok(found)
     }
 
     /// The lexicon value of `term` (lowercased) and its entry's kind and bytes (see
@@ -587,6 +598,14 @@ impl TermSource for WarmBucket {
 
     fn cost_hint(&self, term: &[u8]) -> Result<Option<u64>, StoreError> {
         Ok(Some(self.head_of(term)?.map_or(0, |(_, _, bytes)| bytes)))
+    }
+
+    /// From the lexicon: no kind for an absent term, its mask for a pointer.
+    fn term_kinds(&self, term: &[u8]) -> Result<Option<u64>, StoreError> {
+        Ok(match self.lookup_kinds(term)? {
+            None => Some(0),
+            Some((_, kinds)) => kinds,
+        })
     }
 
     /// The shortest list read as runs of candidates, then narrowed by each longer one in turn

@@ -9,6 +9,7 @@ use crate::bloom::{Bloom, BloomWriter};
 use crate::bucket::build::{Builder, SliceSink};
 use crate::bucket::hot::{HotSlice, SharedSlices};
 use crate::bucket::journal::{encode_slices, Dicts, JournalSink};
+use crate::bucket::kinds::{EventKinds, SOURCETYPE_PREFIX};
 use crate::bucket::slice_table::encode_slices_file;
 use crate::consts::{
     magic, BLOOM_FILE, COLUMNS_FILE, INDEX_LEVEL, JOURNAL_FILE, LEXICON_FILE, POSTINGS_FILE,
@@ -88,16 +89,37 @@ fn write_rest(
     // Let the columns' bytes go before the terms, the roll's largest part.
     drop(buf);
 
-    write_terms(dir, terms)?;
+    write_terms(dir, terms, event_kinds(builder))?;
 
     meta.write(dir)?;
     Ok(meta)
 }
 
+/// The kind of each event of `builder`, from its `sourcetype::…` terms.
+fn event_kinds(builder: &Builder) -> EventKinds {
+    let mut st: Vec<Vec<u8>> = builder.names[2]
+        .iter()
+        .map(|name| {
+            let mut t = Vec::new();
+            lode_event::field_term(lode_event::META_FIELDS[2], name, &mut t);
+            debug_assert!(t.starts_with(SOURCETYPE_PREFIX));
+            t
+        })
+        .collect();
+    // Names that differ in case only are one term.
+    st.sort_unstable();
+    st.dedup();
+    let mut kinds = EventKinds::new(builder.len() as u32);
+    for (kind, t) in st.iter().enumerate() {
+        kinds.mark(kind, builder.terms.get(t).into_iter().flatten());
+    }
+    kinds.seal()
+}
+
 /// Writes lexicon, postings and bloom filter.
-fn write_terms(dir: &Path, terms: &TermIndex) -> Result<(), StoreError> {
+fn write_terms(dir: &Path, terms: &TermIndex, kinds: EventKinds) -> Result<(), StoreError> {
     let sorted = terms.sorted();
-    let mut w = TermsWriter::create(dir, sorted.len() as u64)?;
+    let mut w = TermsWriter::create(dir, sorted.len() as u64, kinds)?;
     let mut list = Vec::new();
     for (term, postings) in sorted.iter() {
         list.clear();
@@ -152,6 +174,8 @@ pub(crate) struct TermsWriter {
     terms: u64,
     /// Terms given an earlier entry instead of one of their own.
     shared: u64,
+    /// The bucket's event kinds, from which each pointer's kinds mask is made.
+    kinds: EventKinds,
 }
 
 /// A postings entry written, found again by its hash.
@@ -165,8 +189,9 @@ struct Seen {
 }
 
 impl TermsWriter {
-    /// Creates the files in `dir`, with a bloom filter sized for `capacity` terms.
-    pub fn create(dir: &Path, capacity: u64) -> Result<TermsWriter, StoreError> {
+    /// Creates the files in `dir`, with a bloom filter sized for `capacity` terms, for a bucket
+    /// whose events have `kinds`.
+    pub fn create(dir: &Path, capacity: u64, kinds: EventKinds) -> Result<TermsWriter, StoreError> {
         Ok(TermsWriter {
             dir: dir.to_path_buf(),
             bloom: Bloom::with_capacity(capacity).writer(),
@@ -182,6 +207,7 @@ impl TermsWriter {
             back_out: Vec::new(),
             terms: 0,
             shared: 0,
+            kinds,
         })
     }
 
@@ -194,14 +220,18 @@ impl TermsWriter {
             self.block_no += 1;
         }
         match postings::encode(list, &mut self.entry, is_metadata_term(term)) {
-            Some(value) => self.lex.insert(term, value)?,
-            None => match self.place()? {
-                (value, false) => self.lex.insert(term, value)?,
-                (value, true) => {
-                    self.lex.insert_shared(term, value)?;
-                    self.shared += 1;
+            // An inline posting has no kinds: its one event is known.
+            Some(value) => self.lex.insert(term, value, 0)?,
+            None => {
+                let kinds = self.kinds.mask(list);
+                match self.place()? {
+                    (value, false) => self.lex.insert(term, value, kinds)?,
+                    (value, true) => {
+                        self.lex.insert_shared(term, value, kinds)?;
+                        self.shared += 1;
+                    }
                 }
-            },
+            }
         }
         self.bloom.insert(term);
         self.terms += 1;
@@ -307,7 +337,7 @@ mod tests {
     #[test]
     fn identical_entries_are_shared_only_when_their_bytes_are_equal() {
         let dir = tempfile::tempdir().unwrap();
-        let mut w = TermsWriter::create(dir.path(), 1000).unwrap();
+        let mut w = TermsWriter::create(dir.path(), 1000, EventKinds::new(0).seal()).unwrap();
         let a = list(0, 3, 200);
         let (b, c) = (list(1, 3, 200), list(2, 3, 200));
         w.add(b"a1", &a).unwrap();

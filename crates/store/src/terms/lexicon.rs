@@ -21,6 +21,11 @@
 //! flag (older files) a stored 0 is a delta like any other. In the flagged layout a fresh
 //! pointer equal to `p` (only value 0, postings block 0 offset 0, at a block's start) is
 //! written as the escape too, since its delta would be 0.
+//!
+//! Kinds: in a lexicon flagged with [`KINDS_FLAG`] (every one written now) each pointer value
+//! (fresh or shared) is followed by `kinds varint`, the mask of the bucket's sourcetypes whose
+//! events hold the term (see `bucket::write::EventKinds`): two terms whose masks share no bit
+//! are in no event together, which an `And` learns without reading their postings.
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -30,7 +35,7 @@ use crate::bucket::build::SliceSink;
 use crate::bucket::journal::{decode_slices, encode_slices, read_slice, JournalSink, SliceEntry};
 use crate::codec::{put_varint, Reader};
 use crate::consts::{
-    magic, CHUNKED_ENTRIES_FLAG, INDEX_LEVEL, LEXICON_BLOCK_BYTES, SHARED_ENTRIES_FLAG,
+    magic, CHUNKED_ENTRIES_FLAG, INDEX_LEVEL, KINDS_FLAG, LEXICON_BLOCK_BYTES, SHARED_ENTRIES_FLAG,
 };
 use crate::error::{IoContext, StoreError};
 use crate::footer::open_checked;
@@ -48,6 +53,9 @@ pub(crate) struct LexiconWriter {
     /// Whether the file is in the shared-entries layout ([`SHARED_ENTRIES_FLAG`]); only tests
     /// write the older one.
     shared_layout: bool,
+    /// Whether pointer values are followed by their term's kinds ([`KINDS_FLAG`]); only tests
+    /// write lexicons without.
+    kinds_layout: bool,
     /// First term of every block, `(len varint | bytes)*`.
     firsts: Vec<u8>,
     path: PathBuf,
@@ -63,6 +71,7 @@ impl LexiconWriter {
             prev_ptr: 0,
             max_ptr: None,
             shared_layout: true,
+            kinds_layout: true,
             firsts: Vec::new(),
             path: path.to_path_buf(),
         })
@@ -74,13 +83,24 @@ impl LexiconWriter {
     pub fn create_unshared(path: &Path) -> Result<Self, StoreError> {
         let mut w = Self::create(path)?;
         w.shared_layout = false;
+        w.kinds_layout = false;
+        Ok(w)
+    }
+
+    /// Creates the file at `path` in the layout before kinds (shared entries, no kinds), as
+    /// older binaries wrote it.
+    #[cfg(test)]
+    pub fn create_without_kinds(path: &Path) -> Result<Self, StoreError> {
+        let mut w = Self::create(path)?;
+        w.kinds_layout = false;
         Ok(w)
     }
 
     /// Adds `term` (greater than every earlier one) with its lexicon value: an inline posting
     /// (low bit 1) or a pointer to a postings entry written for this term (ascending with the
     /// terms). A pointer to an earlier term's entry goes through [`LexiconWriter::insert_shared`].
-    pub fn insert(&mut self, term: &[u8], value: u64) -> Result<(), StoreError> {
+    /// `kinds`: the term's kinds mask, stored beside a pointer (an inline posting has none).
+    pub fn insert(&mut self, term: &[u8], value: u64, kinds: u64) -> Result<(), StoreError> {
         self.put_term(term)?;
         if value & 1 == 1 {
             put_varint(&mut self.block, value);
@@ -96,6 +116,7 @@ impl LexiconWriter {
         } else {
             put_varint(&mut self.block, d);
         }
+        self.put_kinds(kinds);
         self.prev_ptr = value;
         self.max_ptr = self.max_ptr.max(Some(value));
         Ok(())
@@ -103,8 +124,9 @@ impl LexiconWriter {
 
     /// Adds `term` (greater than every earlier one) with `value`, the pointer already given to
     /// an earlier term whose postings entry is byte-identical to this term's: stored as the
-    /// escape `0 | value`, it leaves the pointer deltas of the block as they were.
-    pub fn insert_shared(&mut self, term: &[u8], value: u64) -> Result<(), StoreError> {
+    /// escape `0 | value`, it leaves the pointer deltas of the block as they were. `kinds`: as
+    /// for [`LexiconWriter::insert`].
+    pub fn insert_shared(&mut self, term: &[u8], value: u64, kinds: u64) -> Result<(), StoreError> {
         if !self.shared_layout || value & 1 == 1 || self.max_ptr.is_none_or(|m| value > m) {
             return Err(StoreError::corrupt(
                 &self.path,
@@ -114,7 +136,15 @@ impl LexiconWriter {
         self.put_term(term)?;
         put_varint(&mut self.block, 0);
         put_varint(&mut self.block, value);
+        self.put_kinds(kinds);
         Ok(())
+    }
+
+    /// Appends a pointer's kinds, in the layout that has them.
+    fn put_kinds(&mut self, kinds: u64) {
+        if self.kinds_layout {
+            put_varint(&mut self.block, kinds);
+        }
     }
 
     /// Appends the front-coded `term` to the block (closing the block first when it is full);
@@ -164,7 +194,11 @@ impl LexiconWriter {
         let mut index = Vec::new();
         encode_slices(&self.sink.slices, &mut index);
         if self.shared_layout {
-            let count = self.sink.slices.len() as u64 | SHARED_ENTRIES_FLAG | CHUNKED_ENTRIES_FLAG;
+            let mut count =
+                self.sink.slices.len() as u64 | SHARED_ENTRIES_FLAG | CHUNKED_ENTRIES_FLAG;
+            if self.kinds_layout {
+                count |= KINDS_FLAG;
+            }
             index[..8].copy_from_slice(&count.to_le_bytes());
         }
         index.extend_from_slice(&self.firsts);
@@ -178,6 +212,9 @@ impl LexiconWriter {
 
 /// What [`Lexicon::walk`] calls per `(term, value)`; returning `false` stops the walk.
 pub type Visit<'a> = dyn FnMut(&[u8], u64) -> Result<bool, StoreError> + 'a;
+
+/// [`Visit`] with the term's kinds mask (`None`: an inline value, or a lexicon without kinds).
+type VisitKinds<'a> = dyn FnMut(&[u8], u64, Option<u64>) -> Result<bool, StoreError> + 'a;
 
 /// The entries of one lexicon block ([`Lexicon::block_entries`]), their terms laid end to end
 /// so that reading a block allocates nothing once the buffers have grown.
@@ -219,6 +256,8 @@ pub struct Lexicon {
     ends: Vec<usize>,
     /// Whether a stored value 0 is the shared-entry escape ([`SHARED_ENTRIES_FLAG`] was set).
     shared_layout: bool,
+    /// Whether pointer values are followed by kinds ([`KINDS_FLAG`] was set).
+    kinds_layout: bool,
 }
 
 /// Decompression state for lexicon reads: the last block read.
@@ -272,7 +311,11 @@ impl Lexicon {
         let mut r = Reader::new(&index);
         let count = r.u64().map_err(bad)?;
         let shared_layout = count & SHARED_ENTRIES_FLAG != 0;
-        let n = count & !(SHARED_ENTRIES_FLAG | CHUNKED_ENTRIES_FLAG);
+        let kinds_layout = count & KINDS_FLAG != 0;
+        if kinds_layout && !shared_layout {
+            return Err(bad("lexicon flags kinds without shared entries"));
+        }
+        let n = count & !(SHARED_ENTRIES_FLAG | CHUNKED_ENTRIES_FLAG | KINDS_FLAG);
         // The table as `decode_slices` reads it: the plain count.
         index[..8].copy_from_slice(&n.to_le_bytes());
         let table_len = n
@@ -305,6 +348,7 @@ impl Lexicon {
             firsts,
             ends,
             shared_layout,
+            kinds_layout,
         })
     }
 
@@ -357,10 +401,20 @@ impl Lexicon {
 
     /// Value of `term`, if present; reads at most one block.
     pub fn get(&self, term: &[u8], s: &mut LexScratch) -> Result<Option<u64>, StoreError> {
+        Ok(self.get_kinds(term, s)?.map(|(v, _)| v))
+    }
+
+    /// Value of `term` and its kinds mask (`None`: an inline value, or a lexicon written
+    /// before kinds), if present; reads at most one block.
+    pub fn get_kinds(
+        &self,
+        term: &[u8],
+        s: &mut LexScratch,
+    ) -> Result<Option<(u64, Option<u64>)>, StoreError> {
         let mut found = None;
-        self.walk(term, s, &mut |t, v| {
+        self.walk_kinds(term, s, &mut |t, v, k| {
             if t == term {
-                found = Some(v);
+                found = Some((v, k));
             }
             Ok(false)
         })?;
@@ -379,7 +433,7 @@ impl Lexicon {
         out.entries.clear();
         self.load(i, s)?;
         let mut term = std::mem::take(&mut s.term);
-        let res = self.scan_block(i, &s.out, &mut term, b"", &mut |t, v| {
+        let res = self.scan_block(i, &s.out, &mut term, b"", &mut |t, v, _| {
             out.terms.extend_from_slice(t);
             out.entries.push((out.terms.len(), v));
             Ok(true)
@@ -395,6 +449,16 @@ impl Lexicon {
         from: &[u8],
         s: &mut LexScratch,
         f: &mut Visit<'_>,
+    ) -> Result<(), StoreError> {
+        self.walk_kinds(from, s, &mut |t, v, _| f(t, v))
+    }
+
+    /// [`Lexicon::walk`], each term with its kinds.
+    fn walk_kinds(
+        &self,
+        from: &[u8],
+        s: &mut LexScratch,
+        f: &mut VisitKinds<'_>,
     ) -> Result<(), StoreError> {
         if self.blocks.is_empty() {
             return Ok(());
@@ -418,7 +482,7 @@ impl Lexicon {
         block: &[u8],
         term: &mut Vec<u8>,
         from: &[u8],
-        f: &mut Visit<'_>,
+        f: &mut VisitKinds<'_>,
     ) -> Result<bool, StoreError> {
         let bad = |r: &str| StoreError::corrupt(&self.path, format!("lexicon block {i}: {r}"));
         let mut r = Reader::new(block);
@@ -462,9 +526,13 @@ impl Lexicon {
                 ptr = ptr.checked_add(v).ok_or_else(|| bad("pointer overflow"))?;
                 ptr
             };
+            let kinds = match value & 1 == 0 && self.kinds_layout {
+                true => Some(r.varint().map_err(bad)?),
+                false => None,
+            };
             // Terms ascend: once one reaches `from`, the rest do.
             reached = reached || term.as_slice() >= from;
-            if reached && !f(term, value)? {
+            if reached && !f(term, value, kinds)? {
                 return Ok(false);
             }
         }
@@ -491,12 +559,22 @@ mod tests {
     fn fill(mut w: LexiconWriter, puts: &Puts) {
         for (t, &(v, shared)) in puts {
             if shared {
-                w.insert_shared(t, v).unwrap();
+                w.insert_shared(t, v, kinds_of(v)).unwrap();
             } else {
-                w.insert(t, v).unwrap();
+                w.insert(t, v, kinds_of(v)).unwrap();
             }
         }
         w.finish().unwrap();
+    }
+
+    /// The kinds mask the tests give a pointer value: from one to ten varint bytes.
+    fn kinds_of(v: u64) -> u64 {
+        (v >> 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (v % 64)
+    }
+
+    /// What `get_kinds` must return for `v` in a lexicon with kinds.
+    fn with_kinds(v: u64) -> (u64, Option<u64>) {
+        (v, (v & 1 == 0).then(|| kinds_of(v)))
     }
 
     /// The values alone: what a reader must return.
@@ -567,22 +645,38 @@ mod tests {
         let p = dir.path().join("lexicon.dat");
         fill(LexiconWriter::create_unshared(&p).unwrap(), &puts);
         let lex = Lexicon::open(&p).unwrap();
-        assert!(!lex.shared_layout && lex.block_count() > 1);
+        assert!(!lex.shared_layout && !lex.kinds_layout && lex.block_count() > 1);
         assert_eq!(all(&lex, b""), plain(&puts).into_iter().collect::<Vec<_>>());
-        // The same values in the current layout: flagged, and read the same.
+        let (t, &(v, _)) = puts.iter().find(|p| p.1 .0 & 1 == 0).unwrap();
+        let mut s = LexScratch::default();
+        assert_eq!(lex.get_kinds(t, &mut s).unwrap(), Some((v, None)));
+        // Shared entries without kinds (the layout before kinds).
+        let p = dir.path().join("no-kinds.dat");
+        fill(LexiconWriter::create_without_kinds(&p).unwrap(), &puts);
+        let lex = Lexicon::open(&p).unwrap();
+        assert!(lex.shared_layout && !lex.kinds_layout);
+        assert_eq!(all(&lex, b""), plain(&puts).into_iter().collect::<Vec<_>>());
+        let mut s = LexScratch::default();
+        assert_eq!(lex.get_kinds(t, &mut s).unwrap(), Some((v, None)));
+        // The same values in the current layout: flagged, and read the same, with kinds.
         let now = tempfile::tempdir().unwrap();
         let lex = Lexicon::open(&build(now.path(), &puts)).unwrap();
-        assert!(lex.shared_layout);
+        assert!(lex.shared_layout && lex.kinds_layout);
         assert_eq!(all(&lex, b""), plain(&puts).into_iter().collect::<Vec<_>>());
+        let mut s = LexScratch::default();
+        assert_eq!(lex.get_kinds(t, &mut s).unwrap(), Some(with_kinds(v)));
         // An older binary reads the flagged block count as a table beyond any index.
         const { assert!(SHARED_ENTRIES_FLAG.checked_mul(24).is_none()) };
         const { assert!(CHUNKED_ENTRIES_FLAG.checked_mul(24).is_none()) };
+        const { assert!(KINDS_FLAG.checked_mul(24).is_none()) };
     }
 
-    /// A lexicon of one block whose bytes are `block` and whose first term is `first`.
-    fn raw_lexicon(path: &Path, block: &[u8], first: &[u8], shared_layout: bool) {
+    /// A lexicon of one block whose bytes are `block` and whose first term is `first`, in the
+    /// layout before kinds (with or without shared entries) or the current one.
+    fn raw_lexicon(path: &Path, block: &[u8], first: &[u8], shared_layout: bool, kinds: bool) {
         let mut w = LexiconWriter::create(path).unwrap();
         w.shared_layout = shared_layout;
+        w.kinds_layout = kinds;
         put_varint(&mut w.firsts, first.len() as u64);
         w.firsts.extend_from_slice(first);
         w.block.extend_from_slice(block);
@@ -593,11 +687,14 @@ mod tests {
     fn a_bad_escape_is_corrupt() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("lexicon.dat");
-        let get = |block: &[u8], shared_layout| {
-            raw_lexicon(&p, block, b"a", shared_layout);
+        let get_kinds = |block: &[u8], shared_layout, kinds| {
+            raw_lexicon(&p, block, b"a", shared_layout, kinds);
             Lexicon::open(&p)
                 .unwrap()
-                .get(b"a", &mut LexScratch::default())
+                .get_kinds(b"a", &mut LexScratch::default())
+        };
+        let get = |block: &[u8], shared_layout| {
+            get_kinds(block, shared_layout, false).map(|f| f.map(|(v, _)| v))
         };
         // Term "a" (nothing shared, 1 byte), then its value.
         let entry = |v: &[u8]| [&[0, 1, b'a'][..], v].concat();
@@ -605,6 +702,25 @@ mod tests {
         assert_eq!(get(&entry(&[0, 0]), true).unwrap(), Some(0));
         // Without the flag, 0 is a delta, and what follows is the next entry.
         assert_eq!(get(&entry(&[0]), false).unwrap(), Some(0));
+        // With kinds, a pointer's (fresh or shared) are read after it; an inline value has none.
+        assert_eq!(
+            get_kinds(&entry(&[8, 5]), true, true).unwrap(),
+            Some((8, Some(5)))
+        );
+        assert_eq!(
+            get_kinds(&entry(&[0, 4, 0x81, 1]), true, true).unwrap(),
+            Some((4, Some(129)))
+        );
+        assert_eq!(
+            get_kinds(&entry(&[7]), true, true).unwrap(),
+            Some((7, None))
+        );
+        for bad in [entry(&[8]), entry(&[0, 4]), entry(&[8, 0x80])] {
+            assert!(matches!(
+                get_kinds(&bad, true, true),
+                Err(StoreError::Corrupt { .. })
+            ));
+        }
         for (bad, why) in [
             (entry(&[0, 3]), "inline value"),
             (entry(&[0]), "truncated"),
@@ -623,14 +739,14 @@ mod tests {
         }
         // The writer refuses a shared value that is no earlier pointer.
         let mut w = LexiconWriter::create(&p).unwrap();
-        assert!(w.insert_shared(b"a", 0).is_err());
-        w.insert(b"b", 4).unwrap();
-        assert!(w.insert_shared(b"c", 5).is_err());
-        assert!(w.insert_shared(b"c", 6).is_err());
-        w.insert_shared(b"c", 4).unwrap();
+        assert!(w.insert_shared(b"a", 0, 1).is_err());
+        w.insert(b"b", 4, 1).unwrap();
+        assert!(w.insert_shared(b"c", 5, 1).is_err());
+        assert!(w.insert_shared(b"c", 6, 1).is_err());
+        w.insert_shared(b"c", 4, 1).unwrap();
         let mut w = LexiconWriter::create_unshared(&p).unwrap();
-        w.insert(b"b", 4).unwrap();
-        assert!(w.insert_shared(b"c", 4).is_err());
+        w.insert(b"b", 4, 1).unwrap();
+        assert!(w.insert_shared(b"c", 4, 1).is_err());
     }
 
     #[test]
@@ -698,7 +814,7 @@ mod tests {
             let lex = Lexicon::open(&p).unwrap();
             let mut s = LexScratch::default();
             for (t, v) in &map {
-                prop_assert_eq!(lex.get(t, &mut s).unwrap(), Some(*v));
+                prop_assert_eq!(lex.get_kinds(t, &mut s).unwrap(), Some(with_kinds(*v)));
             }
             for probe in &probes {
                 prop_assert_eq!(lex.get(probe, &mut s).unwrap(), map.get(probe).copied());
