@@ -595,6 +595,7 @@ impl Sizing {
                 + size(META_FILE)
                 + reader.bloom_bytes()
                 + reader.slice_table_bytes() as u64
+                + reader.block_order_bytes() as u64
                 + lode_store::terms::lexicon::index_len(&path.join(LEXICON_FILE)),
         }
     }

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use lode_store::bucket::NewestBlocks;
 use lode_store::columns::Column;
 use lode_store::consts::COLUMNS_BLOCK_EVENTS;
 use lode_store::query::Window;
@@ -58,12 +59,9 @@ pub struct Windowed {
     count: u32,
     /// Events per column block.
     per: u32,
-    /// `(largest _time, block)` of every column block; the first `sorted` in descending order
-    /// (ties: higher block first), the order a newest-first read takes them in, and none of
-    /// the rest before them. Sorted only as far as the windows reach: the first window needs
-    /// the newest dozen blocks of thousands.
-    order: Vec<(i64, u32)>,
-    sorted: usize,
+    /// `(largest _time, block)` of every column block, newest first (the bucket's, shared:
+    /// [`BucketRead::blocks_newest_first`]).
+    order: NewestBlocks,
     /// Blocks of `order` before this one lie in evaluated containers.
     grown: usize,
 }
@@ -77,7 +75,7 @@ impl Windowed {
         query: &TermQuery,
         count: u32,
         per: u32,
-        order: Vec<(i64, u32)>,
+        order: NewestBlocks,
     ) -> Result<Windowed, StoreError> {
         let mut w = Windowed {
             have: Arc::new(RoaringBitmap::new()),
@@ -86,33 +84,15 @@ impl Windowed {
             count,
             per,
             order,
-            sorted: 0,
             grown: 0,
         };
         w.grow(bucket, WINDOW_EVENTS, None)?;
         Ok(w)
     }
 
-    /// Block `i` of the newest-first order, sorting more of it first when needed.
-    fn block_at(&mut self, i: usize) -> Option<u32> {
-        let len = self.order.len();
-        if i >= len {
-            return None;
-        }
-        if i >= self.sorted {
-            let newest_first = |a: &(i64, u32), b: &(i64, u32)| b.cmp(a);
-            let n = (i + 1).max(2 * self.sorted).max(64);
-            if self.sorted == 0 && n < len {
-                // The newest `n` blocks, in order; the rest only past them.
-                self.order.select_nth_unstable_by(n - 1, newest_first);
-                self.order[..n].sort_unstable_by(newest_first);
-                self.sorted = n;
-            } else {
-                self.order.sort_unstable_by(newest_first);
-                self.sorted = len;
-            }
-        }
-        Some(self.order[i].1)
+    /// Block `i` of the newest-first order.
+    fn block_at(&self, i: usize) -> Option<u32> {
+        self.order.get(i).map(|&(_, b)| b)
     }
 
     /// Whether every container of `lo..hi` has been evaluated.
@@ -496,7 +476,7 @@ fn newest_order(
     ctx: &ScanCtx<'_>,
     bucket: &dyn BucketRead,
     count: u32,
-) -> Option<(u32, Vec<(i64, u32)>)> {
+) -> Option<(u32, NewestBlocks)> {
     let TermQuery::Term(term) = ctx.query else {
         return None;
     };
@@ -511,15 +491,10 @@ fn newest_order(
     {
         return None;
     }
-    let (per, ranges) = bucket.time_blocks()?;
+    let (per, order) = bucket.blocks_newest_first()?;
     if per == 0 || (1 << 16) % per != 0 {
         return None;
     }
-    let order: Vec<(i64, u32)> = ranges
-        .iter()
-        .enumerate()
-        .map(|(b, &(_, max))| (max, b as u32))
-        .collect();
     Some((per, order))
 }
 

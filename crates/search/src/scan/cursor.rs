@@ -2,7 +2,7 @@
 
 use lode_event::Event;
 use lode_spl::ast::SearchExpr;
-use lode_store::bucket::IndexedFields;
+use lode_store::bucket::{IndexedFields, NewestBlocks};
 use lode_store::columns::Column;
 use lode_store::{BucketRead, EventView, StoreError};
 
@@ -77,8 +77,8 @@ struct BlockOrder {
     block: Vec<u32>,
     /// Events per block.
     per: u32,
-    /// `(largest time, block number)`, newest first.
-    order: Vec<(i64, u32)>,
+    /// `(largest time, block number)`, newest first (the bucket's, shared).
+    order: NewestBlocks,
     /// Next block of `order` to key.
     next: usize,
     /// Keys of keyed candidates not yet read (max-heap: newest first).
@@ -86,13 +86,7 @@ struct BlockOrder {
 }
 
 impl BlockOrder {
-    fn new(cands: Candidates, per: u32, ranges: &[(i64, i64)]) -> BlockOrder {
-        let mut order: Vec<(i64, u32)> = ranges
-            .iter()
-            .enumerate()
-            .map(|(b, &(_, max))| (max, b as u32))
-            .collect();
-        order.sort_unstable_by(|a, b| b.cmp(a));
+    fn new(cands: Candidates, per: u32, order: NewestBlocks) -> BlockOrder {
         BlockOrder {
             cands,
             block: Vec::new(),
@@ -179,7 +173,7 @@ impl Cursor {
         let mut dense = cands.is_dense_in(bucket.meta().event_count);
         let by_block = windowed || keyed_by_block(cands.len(), bucket.meta().event_count);
         let table = if time_ordered && by_block {
-            bucket.time_blocks()
+            bucket.blocks_newest_first()
         } else {
             None
         };
@@ -191,7 +185,7 @@ impl Cursor {
             dense = is_dense(cands.len(), bucket.meta().event_count);
         }
         let (mut ids, blocks) = match table {
-            Some((per, ranges)) => (Vec::new(), Some(BlockOrder::new(cands, per, &ranges))),
+            Some((per, order)) => (Vec::new(), Some(BlockOrder::new(cands, per, order))),
             None => (cands.into_list(), None),
         };
         if time_ordered && blocks.is_none() {

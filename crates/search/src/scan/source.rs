@@ -157,6 +157,9 @@ impl BucketRead for Shared {
     fn time_blocks(&self) -> Option<(u32, Vec<(i64, i64)>)> {
         self.0.time_blocks()
     }
+    fn blocks_newest_first(&self) -> Option<(u32, lode_store::bucket::NewestBlocks)> {
+        self.0.blocks_newest_first()
+    }
     fn block_times(&self, b: u32) -> Result<Option<&[i64]>, StoreError> {
         self.0.block_times(b)
     }

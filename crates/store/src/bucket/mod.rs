@@ -8,6 +8,8 @@ pub mod slice_table;
 pub mod warm;
 pub(crate) mod write;
 
+use std::sync::Arc;
+
 use roaring::RoaringBitmap;
 
 use crate::columns::{Column, EventColumns};
@@ -146,6 +148,14 @@ pub trait BucketRead {
     fn time_blocks(&self) -> Option<(u32, Vec<(i64, i64)>)> {
         None
     }
+    /// The column blocks in the order a newest-first read takes them: `(events per block,
+    /// [(largest _time, block)])` in descending order (ties: higher block first), from
+    /// [`BucketRead::time_blocks`]. A warm reader sorts them once and keeps them (a search
+    /// sorted a bucket's thousands of blocks each time it opened it).
+    fn blocks_newest_first(&self) -> Option<(u32, NewestBlocks)> {
+        let (per, ranges) = self.time_blocks()?;
+        Some((per, newest_first(&ranges)))
+    }
     /// `_time` of every event of column block `b` of [`BucketRead::time_blocks`] (events from
     /// the block's first), decoding (warm) at most that block's time column once: ordering
     /// many candidates of a block by time costs one lookup, not one per candidate. `None`
@@ -256,6 +266,21 @@ pub fn open_bucket(info: &BucketInfo) -> Result<Box<dyn BucketRead + Send + Sync
 }
 
 /// Opens `warm`, the bucket a hot bucket listed as `info` rolled into.
+/// `(largest _time, block)` of a bucket's column blocks, newest first (ties: higher block
+/// first): the order a newest-first read takes them in.
+pub type NewestBlocks = Arc<[(i64, u32)]>;
+
+/// The [`NewestBlocks`] of column blocks whose `(smallest, largest)` times are `ranges`.
+pub fn newest_first(ranges: &[(i64, i64)]) -> NewestBlocks {
+    let mut order: Vec<(i64, u32)> = ranges
+        .iter()
+        .enumerate()
+        .map(|(b, &(_, max))| (max, b as u32))
+        .collect();
+    order.sort_unstable_by(|a, b| b.cmp(a));
+    order.into()
+}
+
 fn open_successor(
     info: &BucketInfo,
     warm: &BucketInfo,

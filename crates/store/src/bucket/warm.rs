@@ -70,6 +70,8 @@ pub struct WarmBucket {
     /// asked, its entry's kind and size ([`WarmBucket::head_of`]): sizing an `And`'s terms read
     /// (and decompressed) a postings block per term, 14.5 % of the 10 GB service's CPU.
     known_terms: Mutex<std::collections::HashMap<Box<[u8]>, Known>>,
+    /// The column blocks newest first ([`BucketRead::blocks_newest_first`]), sorted once.
+    newest_first: OnceLock<super::NewestBlocks>,
 }
 
 /// What a warm reader remembers of a term it looked up.
@@ -135,6 +137,7 @@ impl WarmBucket {
             id: crate::slice_cache::reader_id(),
             recent_postings: Mutex::new(VecDeque::new()),
             known_terms: Mutex::new(std::collections::HashMap::new()),
+            newest_first: OnceLock::new(),
         })
     }
 
@@ -190,6 +193,12 @@ impl WarmBucket {
     /// Bytes of the journal's zstd dictionaries (0: slices are compressed without one).
     pub fn journal_dict_len(&self) -> usize {
         self.slices.dict_bytes()
+    }
+
+    /// Bytes of the column blocks' newest-first order once a search asked for it
+    /// ([`BucketRead::blocks_newest_first`]).
+    pub fn block_order_bytes(&self) -> usize {
+        self.cols.head().blocks.len() * size_of::<(i64, u32)>()
     }
 
     /// Bytes of slice table the reader holds in memory, dictionaries included: each twice, as
@@ -890,6 +899,13 @@ impl BucketRead for WarmBucket {
             .map(|b| (b.min_time, b.max_time))
             .collect();
         Some((head.block_events, ranges))
+    }
+    fn blocks_newest_first(&self) -> Option<(u32, super::NewestBlocks)> {
+        let order = self.newest_first.get_or_init(|| {
+            let (_, ranges) = self.time_blocks().unwrap_or_default();
+            super::newest_first(&ranges)
+        });
+        Some((self.cols.head().block_events, order.clone()))
     }
     fn time(&self, n: u32) -> Result<i64, StoreError> {
         self.cols.time(n)
