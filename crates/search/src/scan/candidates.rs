@@ -558,8 +558,23 @@ pub fn ids_below(bits: &RoaringBitmap, count: u32) -> Vec<u32> {
 /// runs are common (a term in every event of a 65,536-event stretch). A range whose every
 /// number is a member is therefore appended as a range; any other range lies in a container
 /// that is not one full run, where `next_many` is right.
+///
+/// A range whose first or last number is not a member is in no full container: its members
+/// are taken without counting them first. (Counting them ranks both ends, which in a bitmap
+/// container counts the bits of every word below each: 4.8 % of the 10 GB service's CPU.)
 fn push_members(bits: &RoaringBitmap, lo: u32, hi: u32, out: &mut Vec<u32>) {
     debug_assert_eq!(lo >> 16, hi >> 16, "one container");
+    if !(bits.contains(lo) && bits.contains(hi)) {
+        let mut buf = [0u32; 256];
+        let mut it = bits.range(lo..=hi);
+        loop {
+            let got = it.next_many(&mut buf);
+            if got.is_empty() {
+                return;
+            }
+            out.extend_from_slice(got);
+        }
+    }
     let n = bits.range_cardinality(lo..=hi) as usize;
     if n == 0 {
         return;
