@@ -435,3 +435,48 @@ fn windowed_reads_of_a_large_bucket_match_the_naive_twin() {
         }
     }
 }
+
+/// Column blocks made of several stretches of ascending times (batches of two sources at
+/// different times, their edges not on the 1,024-event blocks): a newest-first read keys the
+/// newest candidates of each stretch and parks the rest (`scan::cursor::BlockOrder`), and
+/// gives the naive twin's rows however far it reads, equal times included.
+#[test]
+fn blocks_of_several_ascending_stretches_read_newest_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut events, mut clock, mut seed) = (Vec::new(), [0i64; 2], 7u64);
+    let mut batch = 0usize;
+    while events.len() < 9_000 {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        let size = [1, 17, 300, 700, 64][(seed >> 33) as usize % 5];
+        let source = batch % 2;
+        for _ in 0..size {
+            let i = events.len();
+            // Two events a second per source, the second source a day later.
+            let t = (1_600_000_000 + source as i64 * 86_400 + clock[source] / 2) * SEC;
+            clock[source] += 1;
+            let mut raw = format!("s{source} n{i}");
+            for (word, every) in [("dense", 3), ("mid", 7)] {
+                if i % every != 1 {
+                    raw.push(' ');
+                    raw.push_str(word);
+                }
+            }
+            events.push(event(t, "h", "st", &raw));
+        }
+        batch += 1;
+    }
+    write_index(dir.path(), "main", &[Chunk { events, roll: true }]);
+    for q in [
+        "dense | head 1",
+        "dense | head 10",
+        "dense | head 100",
+        "dense | head 1500",
+        "mid | head 40",
+        "dense mid | head 300",
+        "s0 dense | head 20",
+        "dense",
+    ] {
+        let (rows, _) = same_as_naive(dir.path(), q);
+        assert!(!rows.is_empty(), "{q}");
+    }
+}

@@ -163,6 +163,9 @@ impl BucketRead for Shared {
     fn block_times(&self, b: u32) -> Result<Option<&[i64]>, StoreError> {
         self.0.block_times(b)
     }
+    fn block_descents(&self, b: u32) -> Result<Option<&[u32]>, StoreError> {
+        self.0.block_descents(b)
+    }
     fn indexed(&self, n: u32) -> Result<lode_store::bucket::IndexedFields, StoreError> {
         self.0.indexed(n)
     }

@@ -163,6 +163,12 @@ pub trait BucketRead {
     fn block_times(&self, _b: u32) -> Result<Option<&[i64]>, StoreError> {
         Ok(None)
     }
+    /// The events of column block `b` (counted from the block's first) whose `_time` is below
+    /// the previous event's, ascending: between them the block's times never decrease. `None`
+    /// when unknown. Warm readers find them once per block.
+    fn block_descents(&self, _b: u32) -> Result<Option<&[u32]>, StoreError> {
+        Ok(None)
+    }
     /// `_time` and the host, source and sourcetype ids of event `n`, decoding (warm) only the
     /// column block holding it. An `n` beyond the event count is a [`StoreError::Limit`] error.
     fn indexed(&self, n: u32) -> Result<IndexedFields, StoreError> {

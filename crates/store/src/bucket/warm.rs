@@ -913,6 +913,9 @@ impl BucketRead for WarmBucket {
     fn block_times(&self, b: u32) -> Result<Option<&[i64]>, StoreError> {
         self.cols.block_times(b as usize).map(Some)
     }
+    fn block_descents(&self, b: u32) -> Result<Option<&[u32]>, StoreError> {
+        self.cols.block_descents(b as usize).map(Some)
+    }
     fn indexed(&self, n: u32) -> Result<IndexedFields, StoreError> {
         self.cols.indexed(n)
     }

@@ -58,6 +58,9 @@ struct Kept {
     times: OnceLock<Result<Vec<i64>, StoreError>>,
     /// Its host, source and sourcetype id columns alone, for counting candidates.
     ids: OnceLock<Result<IdColumns, StoreError>>,
+    /// Where its `_time`s decrease from one event to the next (see
+    /// [`ColumnsFile::block_descents`]).
+    descents: OnceLock<Box<[u32]>>,
 }
 
 /// An open `columns.dat`. `Send + Sync`; blocks decoded once are cached for the life of the
@@ -507,6 +510,23 @@ impl ColumnsFile {
             t.store(MANY, Ordering::Relaxed);
         }
         self.light_times(b)
+    }
+
+    /// The events of block `b` (counted from its first) whose `_time` is below the previous
+    /// event's, found once per reader: between them the block's times ascend, so a
+    /// newest-first read takes each stretch's candidates in descending number order as they
+    /// come, without keying them all (`lode_search::scan::cursor::BlockOrder`). Most blocks
+    /// have none (a batch from one source), the others one or two (batches of two sources).
+    pub fn block_descents(&self, b: usize) -> Result<&[u32], StoreError> {
+        if let Some(d) = self.kept_if(b).and_then(|k| k.descents.get()) {
+            return Ok(d);
+        }
+        let times = self.block_times(b)?;
+        let descents: Box<[u32]> = (1..times.len())
+            .filter(|&i| times[i] < times[i - 1])
+            .map(|i| i as u32)
+            .collect();
+        Ok(self.kept_of(b)?.descents.get_or_init(|| descents))
     }
 
     /// Adds `bytes` kept for the life of the reader to [`ColumnsFile::kept_bytes`].
