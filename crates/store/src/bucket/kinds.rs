@@ -19,18 +19,34 @@ pub(crate) const SOURCETYPE_PREFIX: &[u8] = b"sourcetype::";
 
 /// The kind of each event of a bucket being written, from which the terms writer makes each
 /// term's mask.
+///
+/// Events of one kind come in long stretches (a batch from one source), so the kinds are held
+/// as runs, a few bytes per batch; when they alternate more often than one run per 16 events
+/// (a batch of mixed sourcetypes), as a byte per event instead.
 pub(crate) struct EventKinds {
-    /// The bit of each event; emptied by [`EventKinds::seal`] when every event has the same one.
-    of: Vec<u8>,
+    events: u32,
+    of: Of,
     /// Every bit some event has (set by [`EventKinds::seal`]).
     all: u64,
+}
+
+enum Of {
+    /// Marked so far: `(first, end, bit)` of each stretch of consecutive events marked with one
+    /// kind, in the order marked. Sealed: `(first, bit)` of runs covering every event,
+    /// ascending, each lasting until the next one's first (`end` unused).
+    Runs(Vec<(u32, u32, u8)>),
+    /// The bit of each event.
+    Bytes(Vec<u8>),
+    /// Sealed with at most one bit: every mask is `all`.
+    One,
 }
 
 impl EventKinds {
     /// `events` events, each of kind 63 until marked.
     pub fn new(events: u32) -> EventKinds {
         EventKinds {
-            of: vec![OTHER; events as usize],
+            events,
+            of: Of::Runs(Vec::new()),
             all: 0,
         }
     }
@@ -39,9 +55,23 @@ impl EventKinds {
     /// Numbers past the bucket's events are ignored.
     pub fn mark(&mut self, kind: usize, nums: impl Iterator<Item = u32>) {
         let bit = kind.min(OTHER as usize) as u8;
-        for n in nums {
-            if let Some(k) = self.of.get_mut(n as usize) {
-                *k = bit;
+        for n in nums.filter(|&n| n < self.events) {
+            match &mut self.of {
+                Of::Runs(runs) => {
+                    match runs.last_mut() {
+                        Some((_, end, b)) if *end == n && *b == bit => *end += 1,
+                        _ => runs.push((n, n + 1, bit)),
+                    }
+                    if runs.len() > (self.events / 16).max(64) as usize {
+                        let mut of = vec![OTHER; self.events as usize];
+                        for &(first, end, b) in runs.iter() {
+                            of[first as usize..end as usize].fill(b);
+                        }
+                        self.of = Of::Bytes(of);
+                    }
+                }
+                Of::Bytes(of) => of[n as usize] = bit,
+                Of::One => unreachable!("marked after sealing"),
             }
         }
     }
@@ -49,9 +79,34 @@ impl EventKinds {
     /// Ends the marking: notes which bits occur, and when only one does, lets the events' bits
     /// go (every mask is then that bit).
     pub fn seal(mut self) -> EventKinds {
-        self.all = self.of.iter().fold(0u64, |a, &k| a | 1 << k);
+        match &mut self.of {
+            Of::Runs(marked) => {
+                // Where stretches overlap (an event of two sourcetype terms, which the indexer
+                // never makes), the one starting first keeps the event.
+                marked.sort_by_key(|&(first, _, _)| first);
+                let mut runs: Vec<(u32, u32, u8)> = Vec::with_capacity(marked.len() + 1);
+                let mut at = 0;
+                for &(first, end, bit) in marked.iter() {
+                    if first > at {
+                        runs.push((at, 0, OTHER));
+                    }
+                    if end > at {
+                        runs.push((first.max(at), 0, bit));
+                        at = end;
+                    }
+                }
+                if at < self.events {
+                    runs.push((at, 0, OTHER));
+                }
+                runs.dedup_by(|next, prev| next.2 == prev.2);
+                self.all = runs.iter().fold(0u64, |a, &(_, _, k)| a | 1 << k);
+                *marked = runs;
+            }
+            Of::Bytes(of) => self.all = of.iter().fold(0u64, |a, &k| a | 1 << k),
+            Of::One => {}
+        }
         if self.all.count_ones() <= 1 {
-            self.of = Vec::new();
+            self.of = Of::One;
         }
         self
     }
@@ -59,16 +114,36 @@ impl EventKinds {
     /// The mask of a term whose events are `list` (ascending, within the bucket): the bits of
     /// their kinds. Stops early once every kind is seen.
     pub fn mask(&self, list: &[u32]) -> u64 {
-        if self.of.is_empty() {
-            return self.all;
-        }
         let mut m = 0u64;
-        for part in list.chunks(256) {
-            for &n in part {
-                m |= 1 << self.of.get(n as usize).copied().unwrap_or(OTHER);
+        match &self.of {
+            Of::One => return self.all,
+            Of::Bytes(of) => {
+                for part in list.chunks(256) {
+                    for &n in part {
+                        m |= 1 << of.get(n as usize).copied().unwrap_or(OTHER);
+                    }
+                    if m == self.all {
+                        break;
+                    }
+                }
             }
-            if m == self.all {
-                break;
+            Of::Runs(runs) => {
+                // The run holding `n` and where the next one starts.
+                let find = |n: u32| {
+                    let r = runs.partition_point(|&(first, _, _)| first <= n).max(1) - 1;
+                    (runs[r].2, runs.get(r + 1).map_or(u32::MAX, |x| x.0))
+                };
+                let mut next = 0;
+                for &n in list {
+                    if n >= next {
+                        let (bit, end) = find(n);
+                        m |= 1 << bit;
+                        if m == self.all {
+                            break;
+                        }
+                        next = end;
+                    }
+                }
             }
         }
         m
@@ -108,9 +183,39 @@ mod tests {
         let mut k = EventKinds::new(1000);
         k.mark(0, 0..1000);
         let k = k.seal();
-        assert!(k.of.is_empty());
+        assert!(matches!(k.of, Of::One));
         assert_eq!(k.mask(&[5, 999]), 1);
         // An empty bucket: no kind at all.
         assert_eq!(EventKinds::new(0).seal().mask(&[]), 0);
+    }
+
+    proptest::proptest! {
+        /// Held as runs or as bytes, a mask is the OR of its events' bits (an unmarked event's
+        /// is bit 63).
+        #[test]
+        fn a_mask_is_the_or_of_its_events_bits(
+            stretches in proptest::collection::vec((0usize..80, 1u32..40), 0..200),
+            lists in proptest::collection::vec(proptest::collection::btree_set(0u32..3000, 0..50), 1..10),
+        ) {
+            // Each stretch: a kind (70 and above: unmarked) over that many events.
+            let mut of = Vec::new();
+            for &(kind, len) in &stretches {
+                of.extend(std::iter::repeat_n(kind, len as usize));
+            }
+            let events = of.len() as u32;
+            let mut k = EventKinds::new(events);
+            for kind in 0..70 {
+                k.mark(kind, (0..events).filter(|&n| of[n as usize] == kind));
+            }
+            let k = k.seal();
+            let bit = |n: u32| 1u64 << of.get(n as usize).map_or(OTHER as usize, |&k| k.min(63));
+            for list in lists {
+                let list: Vec<u32> = list.into_iter().filter(|&n| n < events).collect();
+                let want = list.iter().fold(0u64, |m, &n| m | bit(n));
+                // A single kind gives its bit even to an empty list.
+                let got = k.mask(&list);
+                proptest::prop_assert!(got == want || (list.is_empty() && got == k.all));
+            }
+        }
     }
 }
