@@ -381,4 +381,59 @@ mod tests {
         assert_ne!(get(b"h1"), 0);
         assert_ne!(get(b"s1"), get(b"s2"));
     }
+
+    /// A bucket whose postings name an event past its count (terms written for another bucket,
+    /// or damage the checksums cannot see) gives an error for each term that does, and answers
+    /// the others.
+    #[test]
+    fn postings_naming_a_missing_event_are_an_error() {
+        use crate::query::{eval, TermQuery};
+        let dir = tempfile::tempdir().unwrap();
+        let (w, _) = crate::IndexWriter::open(dir.path(), crate::IndexConfig::default()).unwrap();
+        let events: Vec<lode_event::Event> = (0..100)
+            .map(|i| lode_event::Event {
+                time: 1_700_000_000_000_000 + i * 1_000_000,
+                index_time: 1_700_000_000,
+                linecount: 1,
+                raw: format!("event {i}"),
+                host: "h".into(),
+                source: "s".into(),
+                sourcetype: "st".into(),
+                index: "main".into(),
+                fields: Vec::new(),
+            })
+            .collect();
+        w.append(&events).unwrap();
+        w.close().unwrap();
+        let bucket = crate::list_buckets(dir.path()).unwrap().remove(0);
+        // The bucket's terms written again, with lists past its 100 events.
+        for f in [LEXICON_FILE, POSTINGS_FILE, BLOOM_FILE] {
+            std::fs::remove_file(bucket.path.join(f)).unwrap();
+        }
+        let mut w = TermsWriter::create(&bucket.path, 10, EventKinds::new(100).seal()).unwrap();
+        let far: Vec<u32> = (0..2000).map(|k| k * 40).collect();
+        w.add(b"chunked", &far).unwrap();
+        w.add(b"chunked2", &list(1, 40, 2000)).unwrap();
+        w.add(b"ghost", &[3, 105]).unwrap();
+        w.add(b"good", &[1, 5]).unwrap();
+        w.add(b"inline", &[100]).unwrap();
+        w.finish().unwrap();
+        let b = crate::WarmBucket::open(&bucket.path).unwrap();
+        let t = |s: &str| TermQuery::Term(s.as_bytes().to_vec());
+        assert_eq!(eval(&b, &t("good")).unwrap().len(), 2);
+        for q in [
+            t("ghost"),
+            t("inline"),
+            t("chunked"),
+            TermQuery::And(vec![t("good"), t("ghost")]),
+            TermQuery::And(vec![t("chunked"), t("chunked2")]),
+        ] {
+            match eval(&b, &q) {
+                Err(StoreError::Corrupt { reason, .. }) => {
+                    assert!(reason.contains("missing event"), "{q:?}: {reason}")
+                }
+                other => panic!("{q:?}: {other:?}"),
+            }
+        }
+    }
 }
