@@ -382,6 +382,31 @@ mod tests {
         assert_ne!(get(b"s1"), get(b"s2"));
     }
 
+    /// The one warm bucket of an index of 100 events in `dir`, event `i` with `_raw` and
+    /// sourcetype `of(i)`.
+    fn bucket_of_100(dir: &Path, of: impl Fn(i64) -> (String, &'static str)) -> crate::BucketInfo {
+        let (w, _) = crate::IndexWriter::open(dir, crate::IndexConfig::default()).unwrap();
+        let events: Vec<lode_event::Event> = (0..100)
+            .map(|i| {
+                let (raw, sourcetype) = of(i);
+                lode_event::Event {
+                    time: 1_700_000_000_000_000 + i * 1_000_000,
+                    index_time: 1_700_000_000,
+                    linecount: 1,
+                    raw,
+                    host: "h".into(),
+                    source: "s".into(),
+                    sourcetype: sourcetype.into(),
+                    index: "main".into(),
+                    fields: Vec::new(),
+                }
+            })
+            .collect();
+        w.append(&events).unwrap();
+        w.close().unwrap();
+        crate::list_buckets(dir).unwrap().remove(0)
+    }
+
     /// A bucket whose postings name an event past its count (terms written for another bucket,
     /// or damage the checksums cannot see) gives an error for each term that does, and answers
     /// the others.
@@ -389,23 +414,7 @@ mod tests {
     fn postings_naming_a_missing_event_are_an_error() {
         use crate::query::{eval, TermQuery};
         let dir = tempfile::tempdir().unwrap();
-        let (w, _) = crate::IndexWriter::open(dir.path(), crate::IndexConfig::default()).unwrap();
-        let events: Vec<lode_event::Event> = (0..100)
-            .map(|i| lode_event::Event {
-                time: 1_700_000_000_000_000 + i * 1_000_000,
-                index_time: 1_700_000_000,
-                linecount: 1,
-                raw: format!("event {i}"),
-                host: "h".into(),
-                source: "s".into(),
-                sourcetype: "st".into(),
-                index: "main".into(),
-                fields: Vec::new(),
-            })
-            .collect();
-        w.append(&events).unwrap();
-        w.close().unwrap();
-        let bucket = crate::list_buckets(dir.path()).unwrap().remove(0);
+        let bucket = bucket_of_100(dir.path(), |i| (format!("event {i}"), "st"));
         // The bucket's terms written again, with lists past its 100 events.
         for f in [LEXICON_FILE, POSTINGS_FILE, BLOOM_FILE] {
             std::fs::remove_file(bucket.path.join(f)).unwrap();
@@ -435,5 +444,41 @@ mod tests {
                 other => panic!("{q:?}: {other:?}"),
             }
         }
+    }
+
+    /// `fsck` recomputes each kinds mask from the term's events: a bucket whose masks were made
+    /// from the wrong kinds (every event of one) is reported, the bucket as written is not.
+    #[test]
+    fn fsck_finds_a_kinds_mask_its_events_do_not_make() {
+        let dir = tempfile::tempdir().unwrap();
+        let bucket = bucket_of_100(dir.path(), |i| {
+            (format!("event w{}", i % 3), ["even", "odd"][i as usize % 2])
+        });
+        assert!(crate::fsck::check_warm(&bucket.path).is_empty());
+        // The same terms and lists, their masks made as if every event were of one kind.
+        let mut terms = Vec::new();
+        {
+            let b = crate::WarmBucket::open(&bucket.path).unwrap();
+            let mut scratch = crate::bucket::warm::BlockScratch::default();
+            b.lexicon()
+                .unwrap()
+                .walk(b"", &mut LexScratch::default(), &mut |t, v| {
+                    let list: Vec<u32> = b.postings_at(v, &mut scratch)?.iter().collect();
+                    terms.push((t.to_vec(), list));
+                    Ok(true)
+                })
+                .unwrap();
+        }
+        for f in [LEXICON_FILE, POSTINGS_FILE, BLOOM_FILE] {
+            std::fs::remove_file(bucket.path.join(f)).unwrap();
+        }
+        let mut w = TermsWriter::create(&bucket.path, 100, EventKinds::new(100).seal()).unwrap();
+        for (t, list) in &terms {
+            w.add(t, list).unwrap();
+        }
+        w.finish().unwrap();
+        let problems = crate::fsck::check_warm(&bucket.path);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].problem.contains("kinds mask"), "{problems:?}");
     }
 }

@@ -454,7 +454,7 @@ impl Lexicon {
     }
 
     /// [`Lexicon::walk`], each term with its kinds.
-    fn walk_kinds(
+    pub(crate) fn walk_kinds(
         &self,
         from: &[u8],
         s: &mut LexScratch,
