@@ -271,7 +271,6 @@ pub fn open_bucket(info: &BucketInfo) -> Result<Box<dyn BucketRead + Send + Sync
     })
 }
 
-/// Opens `warm`, the bucket a hot bucket listed as `info` rolled into.
 /// `(largest _time, block)` of a bucket's column blocks, newest first (ties: higher block
 /// first): the order a newest-first read takes them in.
 pub type NewestBlocks = Arc<[(i64, u32)]>;
@@ -287,6 +286,7 @@ pub fn newest_first(ranges: &[(i64, i64)]) -> NewestBlocks {
     order.into()
 }
 
+/// Opens `warm`, the bucket a hot bucket listed as `info` rolled into.
 fn open_successor(
     info: &BucketInfo,
     warm: &BucketInfo,
