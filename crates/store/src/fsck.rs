@@ -93,7 +93,7 @@ pub fn check_warm(path: &Path) -> Vec<FsckProblem> {
     let mut scratch = crate::bucket::warm::BlockScratch::default();
     // Each postings list decodes, and each kinds mask is the one its events make (rule KINDS
     // answers `And`s from them: a wrong one would hide events).
-    let kinds = match event_kinds(&b) {
+    let kinds = match crate::bucket::kinds::of_buckets(&[(&b, 0)]) {
         Ok(k) => k,
         Err(e) => return vec![problem_of(path, e)],
     };
@@ -127,29 +127,6 @@ pub fn check_warm(path: &Path) -> Vec<FsckProblem> {
         out.push(problem_of(path, e));
     }
     out
-}
-
-/// The kind of each event of `b`, from its `sourcetype::…` terms, as its writer found them.
-fn event_kinds(b: &WarmBucket) -> Result<crate::bucket::kinds::EventKinds, StoreError> {
-    use crate::bucket::kinds::{EventKinds, SOURCETYPE_PREFIX};
-    let mut held = Vec::new();
-    b.lexicon()?.walk(
-        SOURCETYPE_PREFIX,
-        &mut crate::terms::lexicon::LexScratch::default(),
-        &mut |t, value| {
-            let more = t.starts_with(SOURCETYPE_PREFIX);
-            if more {
-                held.push(value);
-            }
-            Ok(more)
-        },
-    )?;
-    let mut kinds = EventKinds::new(b.meta().event_count as u32);
-    let mut scratch = crate::bucket::warm::BlockScratch::default();
-    for (kind, value) in held.into_iter().enumerate() {
-        kinds.mark(kind, b.postings_at(value, &mut scratch)?.iter());
-    }
-    Ok(kinds.seal())
 }
 
 /// Verifies every file of every bucket of `index_dir`; with `quarantine`, moves each damaged

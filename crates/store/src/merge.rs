@@ -36,7 +36,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::bucket::journal::{Dicts, SliceEntry};
-use crate::bucket::kinds::{EventKinds, SOURCETYPE_PREFIX};
 use crate::bucket::slice_table::encode_slices_file;
 use crate::bucket::warm::{BlockScratch, WarmBucket};
 use crate::bucket::write::TermsWriter;
@@ -456,7 +455,8 @@ fn merge_terms(
         c.fill()?;
         cursors.push(c);
     }
-    let w = TermsWriter::create(tmp, capacity, merged_kinds(&cursors)?)?;
+    let sources: Vec<(&WarmBucket, u32)> = cursors.iter().map(|c| (&c.bucket, c.base)).collect();
+    let w = TermsWriter::create(tmp, capacity, crate::bucket::kinds::of_buckets(&sources)?)?;
     // Merged terms go to the writing thread in runs; used runs come back to be filled again.
     let (to_writer, runs) = std::sync::mpsc::sync_channel::<TermRun>(2);
     let (give_back, used) = std::sync::mpsc::channel::<TermRun>();
@@ -477,37 +477,6 @@ fn merge_terms(
             true => written.map(Some),
         }
     })
-}
-
-/// The kind of each event of the merged bucket: its `sourcetype::…` terms are the sources',
-/// in term order, each with every source's events shifted by its base.
-fn merged_kinds(cursors: &[Cursor]) -> Result<EventKinds, StoreError> {
-    let mut held: Vec<(Vec<u8>, usize, u64)> = Vec::new();
-    for (k, c) in cursors.iter().enumerate() {
-        let mut lex = LexScratch::default();
-        c.bucket
-            .lexicon()?
-            .walk(SOURCETYPE_PREFIX, &mut lex, &mut |t, value| {
-                let more = t.starts_with(SOURCETYPE_PREFIX);
-                if more {
-                    held.push((t.to_vec(), k, value));
-                }
-                Ok(more)
-            })?;
-    }
-    held.sort_unstable();
-    let events: u64 = cursors.iter().map(|c| c.bucket.meta().event_count).sum();
-    let mut kinds = EventKinds::new(u32::try_from(events).map_err(|_| limit("2^32-1 events"))?);
-    let mut kind = 0;
-    for (i, (term, k, value)) in held.iter().enumerate() {
-        if i > 0 && held[i - 1].0 != *term {
-            kind += 1;
-        }
-        let c = &cursors[*k];
-        let list = c.bucket.postings_at(*value, &mut BlockScratch::default())?;
-        kinds.mark(kind, list.iter().map(|n| n.saturating_add(c.base)));
-    }
-    Ok(kinds.seal())
 }
 
 /// Terms with their merged postings, handed from the k-way merge to the writing thread.

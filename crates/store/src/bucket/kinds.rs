@@ -11,6 +11,11 @@
 //! (`lode_store::query`, rule KINDS). Whatever the bits stand for, the rule holds as long as
 //! every mask of a bucket is made from the same [`EventKinds`].
 
+use crate::bucket::warm::{BlockScratch, WarmBucket};
+use crate::bucket::BucketRead;
+use crate::error::StoreError;
+use crate::terms::lexicon::LexScratch;
+
 /// The bit shared by the sourcetypes after the 63rd.
 const OTHER: u8 = 63;
 
@@ -148,6 +153,42 @@ impl EventKinds {
         }
         m
     }
+}
+
+/// The kinds of the events of warm buckets laid end to end, each `(bucket, base)` numbering its
+/// events from `base` (a merge's sources; one bucket from 0 for `fsck`): the `sourcetype::…`
+/// terms of them all, in term order, each with every bucket's events.
+pub(crate) fn of_buckets(buckets: &[(&WarmBucket, u32)]) -> Result<EventKinds, StoreError> {
+    let mut held: Vec<(Vec<u8>, usize, u64)> = Vec::new();
+    for (k, (b, _)) in buckets.iter().enumerate() {
+        b.lexicon()?.walk(
+            SOURCETYPE_PREFIX,
+            &mut LexScratch::default(),
+            &mut |t, value| {
+                let more = t.starts_with(SOURCETYPE_PREFIX);
+                if more {
+                    held.push((t.to_vec(), k, value));
+                }
+                Ok(more)
+            },
+        )?;
+    }
+    held.sort_unstable();
+    let events: u64 = buckets.iter().map(|(b, _)| b.meta().event_count).sum();
+    let events = u32::try_from(events)
+        .map_err(|_| StoreError::Limit(format!("{events} events in one bucket")))?;
+    let mut kinds = EventKinds::new(events);
+    let mut kind = 0;
+    for (i, (term, k, value)) in held.iter().enumerate() {
+        if i > 0 && held[i - 1].0 != *term {
+            kind += 1;
+        }
+        let (b, base) = buckets[*k];
+        // A scratch of its own: a scratch keeps the block it read by number, whatever bucket.
+        let list = b.postings_at(*value, &mut BlockScratch::default())?;
+        kinds.mark(kind, list.iter().map(|n| n.saturating_add(base)));
+    }
+    Ok(kinds.seal())
 }
 
 #[cfg(test)]

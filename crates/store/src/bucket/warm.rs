@@ -545,7 +545,8 @@ enum PostingsAt<'a> {
 /// Decompression state for postings reads: the last two blocks read. A walk in term order
 /// (a prefix query, a merge, fsck) reads the postings blocks one after the other, but a term
 /// sharing an earlier term's entry points back to an earlier block; keeping two, the walk's
-/// block is still there when it returns.
+/// block is still there when it returns. A scratch serves one bucket: it knows its blocks by
+/// number only, so another bucket's read would get this one's block.
 #[derive(Default)]
 pub struct BlockScratch {
     comp: Vec<u8>,

@@ -260,7 +260,8 @@ pub struct Lexicon {
     kinds_layout: bool,
 }
 
-/// Decompression state for lexicon reads: the last block read.
+/// Decompression state for lexicon reads: the last block read, known by number only, so a
+/// scratch serves one lexicon.
 #[derive(Default)]
 pub struct LexScratch {
     comp: Vec<u8>,
