@@ -603,7 +603,7 @@ impl Sizing {
     /// Bytes `reader` holds now.
     pub fn bytes(&self, reader: &WarmBucket) -> u64 {
         let cols = reader.columns_file();
-        self.fixed + cols.kept_bytes() + cols.recent_bytes()
+        self.fixed + cols.kept_bytes() + cols.recent_bytes() + reader.kind_order_bytes()
     }
 }
 

@@ -174,6 +174,39 @@ pub fn eval_shared(src: &dyn TermSource, q: &TermQuery) -> Result<Arc<RoaringBit
     eval_depth(src, q, 0, None)
 }
 
+/// A mask of the kinds ([`TermSource::term_kinds`]) of every event matching `q`: a term's
+/// own (0 when absent), the common bits of an `And`'s parts, every bit of an `Or`'s;
+/// `u64::MAX` (any kind) for what has no mask (`All`, prefixes, patterns, `Not`, a term
+/// without one).
+pub fn kinds_of(src: &dyn TermSource, q: &TermQuery) -> Result<u64, StoreError> {
+    kinds_depth(src, q, 0)
+}
+
+fn kinds_depth(src: &dyn TermSource, q: &TermQuery, depth: usize) -> Result<u64, StoreError> {
+    if depth > MAX_QUERY_DEPTH {
+        return Ok(u64::MAX);
+    }
+    Ok(match q {
+        TermQuery::Term(t) => src.term_kinds(&lower(t))?.unwrap_or(u64::MAX),
+        TermQuery::Glob(g) if !g.contains(&b'*') => src.term_kinds(&lower(g))?.unwrap_or(u64::MAX),
+        TermQuery::And(qs) => {
+            let mut m = u64::MAX;
+            for q in qs {
+                m &= kinds_depth(src, q, depth + 1)?;
+            }
+            m
+        }
+        TermQuery::Or(qs) => {
+            let mut m = 0;
+            for q in qs {
+                m |= kinds_depth(src, q, depth + 1)?;
+            }
+            m
+        }
+        TermQuery::All | TermQuery::Prefix(_) | TermQuery::Glob(_) | TermQuery::Not(_) => u64::MAX,
+    })
+}
+
 /// The events of `window` that match `q`: `eval(src, q) & window.mask()`, with every term's
 /// postings taken through [`TermSource::postings_in`] (`All` and `Not` are bounded by the
 /// window). Prefix and glob terms are evaluated whole, then cut.

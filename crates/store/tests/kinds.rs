@@ -163,3 +163,100 @@ fn an_and_of_terms_of_no_common_sourcetype_reads_no_postings_entry() {
     assert_eq!(and("sourcetype::alpha", "w0"), 100);
     assert!(b.known_heads_held() > 0);
 }
+
+/// A newest-first read of some kinds takes only the blocks holding events of those kinds, by
+/// their newest such event (`BucketRead::blocks_newest_first_of`): sourcetypes whose clocks
+/// run days apart and out of step with arrival, in batches across several column blocks.
+#[test]
+fn blocks_newest_first_of_some_kinds_are_those_holding_them_by_their_newest() {
+    use lode_store::BucketRead;
+    // Bits in term order of the sourcetype terms: alpha, beta, delta:json, gamma.
+    let bit = |st: usize| [0, 0, 1, 3, 2][st];
+    for seed in 1..5u64 {
+        let dir = tempfile::tempdir().unwrap();
+        let (w, _) = IndexWriter::open(dir.path(), IndexConfig::default()).unwrap();
+        let mut rng = seed;
+        let mut next = move |n: u64| {
+            rng = rng
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (rng >> 33) % n
+        };
+        let mut events = Vec::new();
+        // Sourcetype 3 ("gamma") only in the first half, so later blocks lack it.
+        while events.len() < 6_000 {
+            let st = next(if events.len() < 3_000 { 5 } else { 3 }) as usize;
+            // Long batches keep the kinds as runs, short ones as a byte per event.
+            for _ in 0..1 + next(if seed % 2 == 0 { 400 } else { 8 }) {
+                let i = events.len() as u64;
+                let mut e = event(i, st, &[st, 9]);
+                // Each kind its own clock, days apart; alpha's runs backwards.
+                let day = 86_400_000_000 * bit(st) as i64;
+                let jitter = next(1_000_000) as i64;
+                e.time = match bit(st) {
+                    0 => 1_800_000_000_000_000 - i as i64 * 1_000_000 + jitter,
+                    _ => 1_700_000_000_000_000 + day + i as i64 * 1_000_000 + jitter,
+                };
+                events.push(e);
+            }
+        }
+        // The last event the newest of its kind: a run cut short loses it.
+        let mut last = event(events.len() as u64, 2, &[2, 9]);
+        last.time = 1_900_000_000_000_000;
+        events.push(last);
+        w.append(&events).unwrap();
+        w.close().unwrap();
+        let sources = list_buckets(dir.path()).unwrap();
+        assert_eq!(sources.len(), 1);
+        let b = WarmBucket::open(&sources[0].path).unwrap();
+        let (per, plain) = b.blocks_newest_first().unwrap();
+        let naive = |mask: u64| {
+            let mut newest: BTreeMap<u32, i64> = BTreeMap::new();
+            for (n, e) in events.iter().enumerate() {
+                let st = SOURCETYPES.iter().position(|s| *s == e.sourcetype).unwrap();
+                if mask >> bit(st) & 1 == 1 {
+                    let m = newest.entry(n as u32 / per).or_insert(i64::MIN);
+                    *m = (*m).max(e.time);
+                }
+            }
+            let mut order: Vec<(i64, u32)> = newest.into_iter().map(|(b, t)| (t, b)).collect();
+            order.sort_unstable_by(|a, b| b.cmp(a));
+            order
+        };
+        assert_eq!(*plain, *naive(u64::MAX));
+        for mask in [
+            0,
+            0b1,
+            0b10,
+            0b100,
+            0b1000,
+            0b101,
+            0b1010,
+            0b111,
+            0b1111,
+            u64::MAX,
+        ] {
+            let (p, order) = b.blocks_newest_first_of(mask).unwrap();
+            assert_eq!(p, per);
+            assert_eq!(*order, *naive(mask), "seed {seed}, mask {mask:#b}");
+        }
+        // A query's kinds: a term's own, common bits of an And, all bits of an Or.
+        let term = |t: &str| TermQuery::Term(t.as_bytes().to_vec());
+        assert_eq!(b.query_kinds(&term("w0")), 0b1);
+        assert_eq!(b.query_kinds(&term("W9")), 0b1111);
+        assert_eq!(b.query_kinds(&term("absent")), 0);
+        assert_eq!(
+            b.query_kinds(&TermQuery::Or(vec![term("w3"), term("w4")])),
+            0b1100
+        );
+        assert_eq!(
+            b.query_kinds(&TermQuery::And(vec![term("w9"), term("sourcetype::beta")])),
+            0b10
+        );
+        assert_eq!(
+            b.query_kinds(&TermQuery::Not(Box::new(term("w0")))),
+            u64::MAX
+        );
+        assert_eq!(b.query_kinds(&TermQuery::Prefix(b"w".to_vec())), u64::MAX);
+    }
+}

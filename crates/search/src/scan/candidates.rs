@@ -20,6 +20,9 @@ pub struct Opened {
     pub bucket: Box<dyn BucketRead + Send + Sync>,
     /// Event numbers selected by the term query and the time range, never empty.
     pub cands: Candidates,
+    /// A mask of the kinds of every candidate, for a newest-first read
+    /// ([`BucketRead::query_kinds`]; `u64::MAX`: any).
+    pub kinds: u64,
 }
 
 /// A bucket's candidate event numbers: listed in ascending order, or still the bitmap the
@@ -59,8 +62,8 @@ pub struct Windowed {
     count: u32,
     /// Events per column block.
     per: u32,
-    /// `(largest _time, block)` of every column block, newest first (the bucket's, shared:
-    /// [`BucketRead::blocks_newest_first`]).
+    /// `(largest _time, block)` of every column block holding events of the query's kinds,
+    /// newest first (the bucket's, shared: [`BucketRead::blocks_newest_first_of`]).
     order: NewestBlocks,
     /// Blocks of `order` before this one lie in evaluated containers.
     grown: usize,
@@ -339,8 +342,18 @@ pub fn open_candidates(
         }
         Err(e) => return Err(e.into()),
     };
-    match select(ctx, b, bucket.as_ref(), stats) {
-        Ok(Some(cands)) => Ok(Some(Opened { bucket, cands })),
+    // Newest-first reads take the blocks of the candidates' kinds only.
+    let kinds = match ctx.query {
+        TermQuery::All => u64::MAX,
+        q if ctx.time_ordered => bucket.query_kinds(q),
+        _ => u64::MAX,
+    };
+    match select(ctx, b, bucket.as_ref(), kinds, stats) {
+        Ok(Some(cands)) => Ok(Some(Opened {
+            bucket,
+            cands,
+            kinds,
+        })),
         Ok(None) => Ok(None),
         Err(e) if is_corrupt(&e) => {
             warn_corrupt(stats, &b.label, &e);
@@ -357,6 +370,7 @@ fn select(
     ctx: &ScanCtx<'_>,
     b: &BucketRef,
     bucket: &dyn BucketRead,
+    kinds: u64,
     stats: &mut SearchStats,
 ) -> Result<Option<Candidates>, StoreError> {
     let meta = bucket.meta();
@@ -389,7 +403,7 @@ fn select(
             // Held decoded already (a search cache's): nothing to save by a window.
             q => match bucket.eval_held(q) {
                 Some(held) => bits_below(held, count),
-                None => match newest_order(ctx, bucket, count) {
+                None => match newest_order(ctx, bucket, count, kinds) {
                     Some((per, order)) => {
                         let w = Windowed::start(bucket, q, count, per, order)?;
                         if is_dense(w.have.len(), w.window.events()) {
@@ -467,7 +481,8 @@ const WINDOW_EVENTS: u64 = 16 * 1024;
 
 /// For a newest-first read of a bucket of `count` events that a windowed evaluation pays for
 /// (see [`Windowed`]): its events per column block and `(largest _time, block)` of each of its
-/// blocks, in block order. `None` when the read is not newest first, the query is not a single
+/// blocks holding events of the kinds `kinds` ([`BucketRead::blocks_newest_first_of`]), newest
+/// first. `None` when the read is not newest first, the query is not a single
 /// term (or is one whose postings entry is short), the bucket has no block table (or blocks
 /// that straddle containers), or it has two containers or fewer. Several terms are
 /// evaluated whole: words common alone are often rare together (the service scenario's
@@ -476,6 +491,7 @@ fn newest_order(
     ctx: &ScanCtx<'_>,
     bucket: &dyn BucketRead,
     count: u32,
+    kinds: u64,
 ) -> Option<(u32, NewestBlocks)> {
     let TermQuery::Term(term) = ctx.query else {
         return None;
@@ -491,7 +507,7 @@ fn newest_order(
     {
         return None;
     }
-    let (per, order) = bucket.blocks_newest_first()?;
+    let (per, order) = bucket.blocks_newest_first_of(kinds)?;
     if per == 0 || (1 << 16) % per != 0 {
         return None;
     }

@@ -85,7 +85,8 @@ struct BlockOrder {
     block: Vec<u32>,
     /// Events per block.
     per: u32,
-    /// `(largest time, block number)`, newest first (the bucket's, shared).
+    /// `(largest time, block number)` of the blocks holding the candidates' kinds, newest
+    /// first (the bucket's, shared: `BucketRead::blocks_newest_first_of`).
     order: NewestBlocks,
     /// Next block of `order` to key.
     next: usize,
@@ -239,7 +240,11 @@ impl Cursor {
     /// selection, so taking the first hundred of a million candidates costs a pass over their
     /// times, not a sort.
     pub fn new(src: BucketRef, opened: Opened, time_ordered: bool) -> Cursor {
-        let Opened { bucket, mut cands } = opened;
+        let Opened {
+            bucket,
+            mut cands,
+            kinds,
+        } = opened;
         let mut pending = None;
         let mut keyed = Vec::new();
         // Windowed candidates are read in block order, dense or not (the order evaluates
@@ -248,7 +253,7 @@ impl Cursor {
         let mut dense = cands.is_dense_in(bucket.meta().event_count);
         let by_block = windowed || keyed_by_block(cands.len(), bucket.meta().event_count);
         let table = if time_ordered && by_block {
-            bucket.blocks_newest_first()
+            bucket.blocks_newest_first_of(kinds)
         } else {
             None
         };

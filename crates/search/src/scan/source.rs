@@ -160,6 +160,15 @@ impl BucketRead for Shared {
     fn blocks_newest_first(&self) -> Option<(u32, lode_store::bucket::NewestBlocks)> {
         self.0.blocks_newest_first()
     }
+    fn blocks_newest_first_of(
+        &self,
+        kinds: u64,
+    ) -> Option<(u32, lode_store::bucket::NewestBlocks)> {
+        self.0.blocks_newest_first_of(kinds)
+    }
+    fn query_kinds(&self, q: &lode_store::TermQuery) -> u64 {
+        self.0.query_kinds(q)
+    }
     fn block_times(&self, b: u32) -> Result<Option<&[i64]>, StoreError> {
         self.0.block_times(b)
     }

@@ -116,6 +116,37 @@ impl EventKinds {
         self
     }
 
+    /// Every bit some event has.
+    pub fn all(&self) -> u64 {
+        self.all
+    }
+
+    /// `(first, end, bit)` of runs of events of one kind covering every event, ascending
+    /// (sealed kinds only).
+    pub fn runs(&self) -> Vec<(u32, u32, u8)> {
+        match &self.of {
+            Of::One if self.events == 0 => Vec::new(),
+            Of::One => vec![(0, self.events, self.all.trailing_zeros().min(63) as u8)],
+            Of::Runs(runs) => runs
+                .iter()
+                .enumerate()
+                .map(|(i, &(first, _, bit))| {
+                    (first, runs.get(i + 1).map_or(self.events, |r| r.0), bit)
+                })
+                .collect(),
+            Of::Bytes(of) => {
+                let mut out: Vec<(u32, u32, u8)> = Vec::new();
+                for (n, &bit) in of.iter().enumerate() {
+                    match out.last_mut() {
+                        Some((_, end, b)) if *b == bit => *end = n as u32 + 1,
+                        _ => out.push((n as u32, n as u32 + 1, bit)),
+                    }
+                }
+                out
+            }
+        }
+    }
+
     /// The mask of a term whose events are `list` (ascending, within the bucket): the bits of
     /// their kinds. Stops early once every kind is seen.
     pub fn mask(&self, list: &[u32]) -> u64 {

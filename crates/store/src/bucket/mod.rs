@@ -156,6 +156,21 @@ pub trait BucketRead {
         let (per, ranges) = self.time_blocks()?;
         Some((per, newest_first(&ranges)))
     }
+    /// [`BucketRead::blocks_newest_first`] for a read whose candidates are all of the kinds
+    /// of the mask `kinds` ([`BucketRead::query_kinds`]): only the blocks holding events of
+    /// those kinds, ordered by their newest such event. Kinds of data can run days apart
+    /// in one bucket (files of different sizes loaded side by side), so a block's newest
+    /// event says little of its newest of one kind: a `<word> | head 10` keyed the candidates
+    /// of thousands of blocks newer than its word's. Warm readers with kinds masks make the
+    /// orders (and keep a few); others give the plain one.
+    fn blocks_newest_first_of(&self, _kinds: u64) -> Option<(u32, NewestBlocks)> {
+        self.blocks_newest_first()
+    }
+    /// A mask of the kinds every event matching `q` has, as the lexicon's masks give them
+    /// ([`crate::query::kinds_of`]); `u64::MAX` when unknown.
+    fn query_kinds(&self, _q: &crate::query::TermQuery) -> u64 {
+        u64::MAX
+    }
     /// `_time` of every event of column block `b` of [`BucketRead::time_blocks`] (events from
     /// the block's first), decoding (warm) at most that block's time column once: ordering
     /// many candidates of a block by time costs one lookup, not one per candidate. `None`

@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use roaring::RoaringBitmap;
@@ -72,7 +73,28 @@ pub struct WarmBucket {
     known_terms: Mutex<std::collections::HashMap<Box<[u8]>, Known>>,
     /// The column blocks newest first ([`BucketRead::blocks_newest_first`]), sorted once.
     newest_first: OnceLock<super::NewestBlocks>,
+    /// Each column block's newest event of each kind, made when a newest-first read first
+    /// asks for the blocks of some kinds only (`None`: the bucket has one kind, or its kinds
+    /// could not be read, and every read takes the plain order).
+    kind_times: OnceLock<Option<KindTimes>>,
+    /// The newest-first orders of the kinds masks asked for (at most [`KIND_ORDERS`]; then
+    /// forgotten all at once).
+    kind_orders: Mutex<std::collections::HashMap<u64, super::NewestBlocks>>,
+    /// Bytes of `kind_times` and `kind_orders`.
+    kind_bytes: AtomicU64,
 }
+
+/// A bucket's newest event of each kind in each column block: `(bit, largest _time)` of block
+/// `b`'s kinds are `times[at[b]..at[b + 1]]`.
+struct KindTimes {
+    /// Every kind bit of the bucket.
+    all: u64,
+    at: Vec<u32>,
+    times: Vec<(u8, i64)>,
+}
+
+/// Kinds masks a warm reader keeps a newest-first block order of.
+const KIND_ORDERS: usize = 16;
 
 /// What a warm reader remembers of a term it looked up.
 #[derive(Clone, Copy)]
@@ -138,6 +160,9 @@ impl WarmBucket {
             recent_postings: Mutex::new(VecDeque::new()),
             known_terms: Mutex::new(std::collections::HashMap::new()),
             newest_first: OnceLock::new(),
+            kind_times: OnceLock::new(),
+            kind_orders: Mutex::new(std::collections::HashMap::new()),
+            kind_bytes: AtomicU64::new(0),
         })
     }
 
@@ -199,6 +224,102 @@ impl WarmBucket {
     /// ([`BucketRead::blocks_newest_first`]).
     pub fn block_order_bytes(&self) -> usize {
         self.cols.head().blocks.len() * size_of::<(i64, u32)>()
+    }
+
+    /// Bytes of the column blocks' newest-first orders of some kinds only, and of the table
+    /// they are made from, once searches asked for them
+    /// ([`BucketRead::blocks_newest_first_of`]).
+    pub fn kind_order_bytes(&self) -> u64 {
+        self.kind_bytes.load(Ordering::Relaxed)
+    }
+
+    /// The newest event of each kind of every column block, from the `sourcetype::…` terms'
+    /// lists ([`super::kinds`]) and each block's time column (decoded and let go); `None` for
+    /// a bucket of one kind.
+    fn make_kind_times(&self) -> Result<Option<KindTimes>, StoreError> {
+        let kinds = super::kinds::of_buckets(&[(self, 0)])?;
+        if kinds.all().count_ones() <= 1 {
+            return Ok(None);
+        }
+        let runs = kinds.runs();
+        let head = self.cols.head();
+        let per = head.block_events as usize;
+        let mut t = KindTimes {
+            all: kinds.all(),
+            at: Vec::with_capacity(head.blocks.len() + 1),
+            times: Vec::new(),
+        };
+        let mut r = 0;
+        for b in 0..head.blocks.len() {
+            let start = t.times.len();
+            t.at.push(start as u32);
+            let lo = b * per;
+            self.cols.with_block_times(b, |times| {
+                let hi = lo + times.len();
+                while runs.get(r).is_some_and(|&(_, end, _)| (end as usize) <= lo) {
+                    r += 1;
+                }
+                for &(first, end, bit) in runs.iter().skip(r) {
+                    if first as usize >= hi {
+                        break;
+                    }
+                    let part = &times[(first as usize).max(lo) - lo..(end as usize).min(hi) - lo];
+                    let Some(&max) = part.iter().max() else {
+                        continue;
+                    };
+                    match t.times[start..].iter_mut().find(|(k, _)| *k == bit) {
+                        Some((_, m)) => *m = (*m).max(max),
+                        None => t.times.push((bit, max)),
+                    }
+                }
+            })?;
+        }
+        t.at.push(t.times.len() as u32);
+        let bytes = t.at.capacity() * 4 + t.times.capacity() * size_of::<(u8, i64)>();
+        self.kind_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+        Ok(Some(t))
+    }
+
+    /// The column blocks holding events of the kinds of `kinds`, newest first by their newest
+    /// such event; `None` when `kinds` has every kind of the bucket (the plain order).
+    fn kind_order(&self, kinds: u64) -> Option<super::NewestBlocks> {
+        let t = self
+            .kind_times
+            .get_or_init(|| self.make_kind_times().ok().flatten())
+            .as_ref()?;
+        if kinds & t.all == t.all {
+            return None;
+        }
+        let mut held = self.kind_orders.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(o) = held.get(&kinds) {
+            return Some(o.clone());
+        }
+        let mut order: Vec<(i64, u32)> =
+            t.at.windows(2)
+                .enumerate()
+                .filter_map(|(b, w)| {
+                    t.times[w[0] as usize..w[1] as usize]
+                        .iter()
+                        .filter(|&&(k, _)| kinds >> k & 1 == 1)
+                        .map(|&(_, m)| m)
+                        .max()
+                        .map(|m| (m, b as u32))
+                })
+                .collect();
+        order.sort_unstable_by(|a, b| b.cmp(a));
+        let order: super::NewestBlocks = order.into();
+        if held.len() >= KIND_ORDERS {
+            let freed: usize = held.values().map(|o| o.len()).sum();
+            self.kind_bytes
+                .fetch_sub((freed * size_of::<(i64, u32)>()) as u64, Ordering::Relaxed);
+            held.clear();
+        }
+        self.kind_bytes.fetch_add(
+            (order.len() * size_of::<(i64, u32)>()) as u64,
+            Ordering::Relaxed,
+        );
+        held.insert(kinds, order.clone());
+        Some(order)
     }
 
     /// Bytes of slice table the reader holds in memory, dictionaries included: each twice, as
@@ -907,6 +1028,15 @@ impl BucketRead for WarmBucket {
             super::newest_first(&ranges)
         });
         Some((self.cols.head().block_events, order.clone()))
+    }
+    fn blocks_newest_first_of(&self, kinds: u64) -> Option<(u32, super::NewestBlocks)> {
+        match self.kind_order(kinds) {
+            Some(order) => Some((self.cols.head().block_events, order)),
+            None => self.blocks_newest_first(),
+        }
+    }
+    fn query_kinds(&self, q: &TermQuery) -> u64 {
+        crate::query::kinds_of(self, q).unwrap_or(u64::MAX)
     }
     fn time(&self, n: u32) -> Result<i64, StoreError> {
         self.cols.time(n)

@@ -512,6 +512,25 @@ impl ColumnsFile {
         self.light_times(b)
     }
 
+    /// `f` of the `_time` of every event of block `b`: the times kept or decoded already when
+    /// there are, else its time column decoded for the call alone and let go (a pass over
+    /// every block keeps nothing of them).
+    pub fn with_block_times<T>(
+        &self,
+        b: usize,
+        f: impl FnOnce(&[i64]) -> T,
+    ) -> Result<T, StoreError> {
+        self.check_block(b)?;
+        let kept = self.full.get().is_some_and(|f| f.is_ok())
+            || self.kept_if(b).is_some_and(|k| {
+                k.whole.get().is_some_and(|c| c.is_ok()) || k.times.get().is_some()
+            });
+        if kept {
+            return Ok(f(self.block_times(b)?));
+        }
+        Ok(f(&self.decode_light(b, None)?))
+    }
+
     /// The events of block `b` (counted from its first) whose `_time` is below the previous
     /// event's, found once per reader: between them the block's times ascend, so a
     /// newest-first read takes each stretch's candidates in descending number order as they
