@@ -30,21 +30,6 @@ fn sequential_corpus(root: &std::path::Path, n: usize, per: usize) {
     write_index(root, "main", &chunks);
 }
 
-fn same_as_naive(
-    root: &std::path::Path,
-    query: &str,
-) -> (Vec<Vec<String>>, lode_search::run::SearchStats) {
-    let (mut fast, stats) = collect(root, &request(query, false)).unwrap();
-    let (mut slow, _) = collect(root, &request(query, true)).unwrap();
-    let fast = flatten(&mut fast);
-    assert_eq!(
-        fast,
-        flatten(&mut slow),
-        "index path and naive twin differ for {query}"
-    );
-    (fast, stats)
-}
-
 #[test]
 fn head_stops_early() {
     let dir = tempfile::tempdir().unwrap();
@@ -479,67 +464,4 @@ fn blocks_of_several_ascending_stretches_read_newest_first() {
         let (rows, _) = same_as_naive(dir.path(), q);
         assert!(!rows.is_empty(), "{q}");
     }
-}
-
-/// Two sourcetypes days apart in one bucket, the first's clock running backwards against
-/// arrival: a newest-first read of one kind's words takes only the blocks holding that kind,
-/// by their newest event of it (`BucketRead::blocks_newest_first_of`), block by block and by
-/// window, and gives the naive twin's rows. The window of a `head` on the backwards kind's
-/// word is the container of that kind's newest blocks (the first), not the bucket's newest.
-#[test]
-fn newest_first_reads_of_one_kind_take_its_own_newest_blocks() {
-    let dir = tempfile::tempdir().unwrap();
-    const EVENTS: usize = 140_000;
-    let (mut events, mut seed) = (Vec::with_capacity(EVENTS), 11u64);
-    let mut batch = 0usize;
-    while events.len() < EVENTS {
-        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-        let size = [1, 40, 300, 90][(seed >> 33) as usize % 4];
-        let kind = batch % 2;
-        for _ in 0..size {
-            let i = events.len();
-            // Jittered over an hour, so blocks of one kind overlap in time.
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-            let jitter = (seed >> 33) as i64 % 3_600;
-            let t = match kind {
-                0 => (1_600_000_000 + (EVENTS - i) as i64 + jitter) * SEC,
-                _ => (1_600_300_000 + i as i64 + jitter) * SEC,
-            };
-            let mut raw = format!("k{kind} n{i}");
-            if i % 2 == 0 {
-                raw.push_str([" aword", " bword"][kind]);
-            }
-            if i % 3 == 0 {
-                raw.push_str(" both");
-            }
-            events.push(event(t, "h", ["alpha", "beta"][kind], &raw));
-        }
-        batch += 1;
-    }
-    let in_first_container = events
-        .iter()
-        .take(1 << 16)
-        .filter(|e| e.raw.contains("aword"))
-        .count() as u64;
-    write_index(dir.path(), "main", &[Chunk { events, roll: true }]);
-    for q in [
-        "aword | head 10",
-        "aword | head 2000",
-        "bword | head 10",
-        "both | head 25",
-        "both k0 | head 25",
-        "aword OR bword | head 40",
-        "NOT aword | head 30",
-        "sourcetype=alpha | head 10",
-        "sourcetype=beta both | head 10",
-        "n7 OR n8 OR n139998 | head 3",
-    ] {
-        let (rows, stats) = same_as_naive(dir.path(), q);
-        assert!(!rows.is_empty(), "{q}");
-        if q == "aword | head 10" {
-            assert_eq!(stats.events_candidate, in_first_container, "{q}");
-        }
-    }
-    let (rows, _) = same_as_naive(dir.path(), "aword bword | head 10");
-    assert!(rows.is_empty());
 }

@@ -148,3 +148,17 @@ pub fn csv_cell(s: &str) -> String {
         s.to_string()
     }
 }
+
+/// The rows of `query` over `root` by the index path, checked equal to the naive twin's, and
+/// the index path's stats.
+pub fn same_as_naive(root: &std::path::Path, query: &str) -> (Vec<Vec<String>>, SearchStats) {
+    let (mut fast, stats) = collect(root, &request(query, false)).unwrap();
+    let (mut slow, _) = collect(root, &request(query, true)).unwrap();
+    let fast = flatten(&mut fast);
+    assert_eq!(
+        fast,
+        flatten(&mut slow),
+        "index path and naive twin differ for {query}"
+    );
+    (fast, stats)
+}

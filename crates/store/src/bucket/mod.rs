@@ -162,7 +162,8 @@ pub trait BucketRead {
     /// in one bucket (files of different sizes loaded side by side), so a block's newest
     /// event says little of its newest of one kind: a `<word> | head 10` keyed the candidates
     /// of thousands of blocks newer than its word's. Warm readers with kinds masks make the
-    /// orders (and keep a few); others give the plain one.
+    /// orders (and keep a few) once they have answered a few reads (see
+    /// `warm::KIND_TIMES_AFTER`); others give the plain one.
     fn blocks_newest_first_of(&self, _kinds: u64) -> Option<(u32, NewestBlocks)> {
         self.blocks_newest_first()
     }
