@@ -342,14 +342,8 @@ pub fn open_candidates(
         }
         Err(e) => return Err(e.into()),
     };
-    // Newest-first reads take the blocks of the candidates' kinds only.
-    let kinds = match ctx.query {
-        TermQuery::All => u64::MAX,
-        q if ctx.time_ordered => bucket.query_kinds(q),
-        _ => u64::MAX,
-    };
-    match select(ctx, b, bucket.as_ref(), kinds, stats) {
-        Ok(Some(cands)) => Ok(Some(Opened {
+    match select(ctx, b, bucket.as_ref(), stats) {
+        Ok(Some((cands, kinds))) => Ok(Some(Opened {
             bucket,
             cands,
             kinds,
@@ -365,14 +359,15 @@ pub fn open_candidates(
 
 /// The fast path of one opened bucket: metadata time prune → bloom → postings or full scan →
 /// time filter (none when the range covers the bucket; otherwise per candidate, or the whole
-/// time column for a full scan or dense candidates, see [`is_dense`]).
+/// time column for a full scan or dense candidates, see [`is_dense`]). With the candidates, for
+/// a newest-first read, a mask of their kinds ([`BucketRead::query_kinds`]; else `u64::MAX`):
+/// such a read takes the blocks of those kinds only.
 fn select(
     ctx: &ScanCtx<'_>,
     b: &BucketRef,
     bucket: &dyn BucketRead,
-    kinds: u64,
     stats: &mut SearchStats,
-) -> Result<Option<Candidates>, StoreError> {
+) -> Result<Option<(Candidates, u64)>, StoreError> {
     let meta = bucket.meta();
     let count = u32::try_from(meta.event_count)
         .map_err(|_| StoreError::corrupt(&b.info.path, "event count beyond u32"))?;
@@ -396,6 +391,11 @@ fn select(
         });
         return Ok(None);
     }
+    let kinds = match ctx.query {
+        TermQuery::All => u64::MAX,
+        q if ctx.time_ordered => bucket.query_kinds(q),
+        _ => u64::MAX,
+    };
     let cands = if ctx.range.covers(meta.min_time, meta.max_time) {
         // Every event is in range: no time lookup at all.
         match ctx.query {
@@ -445,7 +445,7 @@ fn select(
         return Ok(None);
     }
     stats.buckets_read += 1;
-    Ok(Some(cands))
+    Ok(Some((cands, kinds)))
 }
 
 /// The whole bucket's candidates of `q` (not `All`).

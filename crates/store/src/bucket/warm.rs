@@ -73,9 +73,9 @@ pub struct WarmBucket {
     known_terms: Mutex<std::collections::HashMap<Box<[u8]>, Known>>,
     /// The column blocks newest first ([`BucketRead::blocks_newest_first`]), sorted once.
     newest_first: OnceLock<super::NewestBlocks>,
-    /// Each column block's newest event of each kind, made when a newest-first read first
-    /// asks for the blocks of some kinds only (`None`: the bucket has one kind, or its kinds
-    /// could not be read, and every read takes the plain order).
+    /// Each column block's newest event of each kind, made once the reader has answered
+    /// [`KIND_TIMES_AFTER`] newest-first reads of some kinds only (`None`: the bucket has one
+    /// kind, or its kinds could not be read, and every read takes the plain order).
     kind_times: OnceLock<Option<KindTimes>>,
     /// The newest-first orders of the kinds masks asked for (at most [`KIND_ORDERS`]; then
     /// forgotten all at once).
