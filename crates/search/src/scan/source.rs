@@ -279,7 +279,8 @@ impl BucketRead for Shared {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lode_store::BucketKind;
+    use lode_event::Event;
+    use lode_store::{BucketKind, IndexConfig, IndexWriter};
 
     fn bref(pos: u32, id: u64, max_secs: i64) -> BucketRef {
         BucketRef {
@@ -312,13 +313,6 @@ mod tests {
         assert_eq!(bref(0, 1, i64::MAX).max_time_bound(), i64::MAX);
         assert_eq!(bref(0, 1, 10).max_time_bound(), 11 * MICROS_PER_SEC);
     }
-}
-
-#[cfg(test)]
-mod listing_tests {
-    use super::*;
-    use lode_event::Event;
-    use lode_store::{IndexConfig, IndexWriter};
 
     /// Appends `n` events to index `main` under `root` and rolls them into a warm bucket.
     fn add_bucket(root: &Path, n: i64) {
