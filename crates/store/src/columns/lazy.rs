@@ -487,22 +487,8 @@ impl ColumnsFile {
     /// column alone (decoded once, and kept).
     pub fn block_times(&self, b: usize) -> Result<&[i64], StoreError> {
         self.check_block(b)?;
-        let per = self.head.block_events as usize;
-        let count = self.head.blocks[b].count as usize;
-        if let Some(Ok(full)) = self.full.get() {
-            let first = b * per;
-            return full
-                .times
-                .get(first..first + count)
-                .ok_or_else(|| StoreError::corrupt(&self.path, format!("no columns block {b}")));
-        }
-        if let Some(kept) = self.kept_if(b) {
-            if let Some(Ok(cols)) = kept.whole.get() {
-                return Ok(&cols.times);
-            }
-            if let Some(t) = kept.times.get() {
-                return t.as_ref().map(Vec::as_slice).map_err(StoreError::duplicate);
-            }
+        if let Some(t) = self.held_times(b) {
+            return t;
         }
         // Many events of the block are asked: later per-event lookups of its ids decode the
         // id columns once rather than walking the block for a first one.
@@ -510,6 +496,27 @@ impl ColumnsFile {
             t.store(MANY, Ordering::Relaxed);
         }
         self.light_times(b)
+    }
+
+    /// The `_time`s of block `b` (which exists) when decoded columns or its kept times hold
+    /// them; `None` when they would have to be decoded.
+    fn held_times(&self, b: usize) -> Option<Result<&[i64], StoreError>> {
+        if let Some(Ok(full)) = self.full.get() {
+            let first = b * self.head.block_events as usize;
+            let count = self.head.blocks[b].count as usize;
+            return Some(
+                full.times.get(first..first + count).ok_or_else(|| {
+                    StoreError::corrupt(&self.path, format!("no columns block {b}"))
+                }),
+            );
+        }
+        let kept = self.kept_if(b)?;
+        if let Some(Ok(cols)) = kept.whole.get() {
+            return Some(Ok(&cols.times));
+        }
+        kept.times
+            .get()
+            .map(|t| t.as_ref().map(Vec::as_slice).map_err(StoreError::duplicate))
     }
 
     /// `f` of the `_time` of every event of block `b`: the times kept or decoded already when
@@ -521,14 +528,10 @@ impl ColumnsFile {
         f: impl FnOnce(&[i64]) -> T,
     ) -> Result<T, StoreError> {
         self.check_block(b)?;
-        let kept = self.full.get().is_some_and(|f| f.is_ok())
-            || self.kept_if(b).is_some_and(|k| {
-                k.whole.get().is_some_and(|c| c.is_ok()) || k.times.get().is_some()
-            });
-        if kept {
-            return Ok(f(self.block_times(b)?));
+        match self.held_times(b) {
+            Some(t) => Ok(f(t?)),
+            None => Ok(f(&self.decode_light(b, None)?)),
         }
-        Ok(f(&self.decode_light(b, None)?))
     }
 
     /// The events of block `b` (counted from its first) whose `_time` is below the previous
