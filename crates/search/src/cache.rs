@@ -619,13 +619,13 @@ pub fn configure(budget_bytes: u64) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use lode_event::Event;
     use lode_store::{list_buckets, open_bucket, BucketRead, IndexConfig, IndexWriter};
 
     /// An index of `n` warm buckets of 50 events each; returns the bucket directories.
-    fn index(root: &Path, n: usize) -> Vec<PathBuf> {
+    pub(crate) fn index(root: &Path, n: usize) -> Vec<PathBuf> {
         index_of(root, n, 50, |_| String::new())
     }
 

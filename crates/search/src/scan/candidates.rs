@@ -391,10 +391,9 @@ fn select(
         });
         return Ok(None);
     }
-    let kinds = match ctx.query {
-        TermQuery::All => u64::MAX,
-        q if ctx.time_ordered => bucket.query_kinds(q),
-        _ => u64::MAX,
+    let kinds = match ctx.time_ordered {
+        true => bucket.query_kinds(ctx.query),
+        false => u64::MAX,
     };
     let cands = if ctx.range.covers(meta.min_time, meta.max_time) {
         // Every event is in range: no time lookup at all.

@@ -279,8 +279,7 @@ impl BucketRead for Shared {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lode_event::Event;
-    use lode_store::{BucketKind, IndexConfig, IndexWriter};
+    use lode_store::BucketKind;
 
     fn bref(pos: u32, id: u64, max_secs: i64) -> BucketRef {
         BucketRef {
@@ -314,22 +313,6 @@ mod tests {
         assert_eq!(bref(0, 1, 10).max_time_bound(), 11 * MICROS_PER_SEC);
     }
 
-    /// Appends `n` events to index `main` under `root` and rolls them into a warm bucket.
-    fn add_bucket(root: &Path, n: i64) {
-        let (w, _) = IndexWriter::open(&root.join("main"), IndexConfig::default()).unwrap();
-        let evs: Vec<Event> = (0..n)
-            .map(|i| Event {
-                time: (1_000 + i) * 1_000_000,
-                raw: format!("event{i}"),
-                sourcetype: "t".into(),
-                index: "main".into(),
-                ..Event::default()
-            })
-            .collect();
-        w.append(&evs).unwrap();
-        w.roll().unwrap();
-    }
-
     fn kept(dir: &Path) -> Option<Vec<String>> {
         let g = LISTINGS.lock().unwrap();
         let l = g.as_ref()?.get(dir)?;
@@ -341,7 +324,7 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let (root, dir) = (root.path(), root.path().join("main"));
         let names = ["main".to_string()];
-        add_bucket(root, 10);
+        crate::cache::tests::index(root, 1);
         // Changed just now: listed, not kept.
         assert_eq!(list(root, &names).unwrap().len(), 1);
         assert_eq!(kept(&dir), None);
@@ -361,7 +344,7 @@ mod tests {
         }
         assert_eq!(list(root, &names).unwrap()[0].label, "reused");
         // A new bucket changes the directory: listed afresh, with both.
-        add_bucket(root, 20);
+        crate::cache::tests::index(root, 1);
         let both = list(root, &names).unwrap();
         assert_eq!(both.len(), 2);
         assert!(both.iter().all(|b| b.label != "reused"));
