@@ -44,6 +44,47 @@ fn touch_recent<T: ?Sized>(list: &Mutex<VecDeque<(usize, Arc<T>)>>, b: usize) ->
 /// 260 with 16 (alternated, session 26).
 const RECENT_BLOCK_EVENTS: usize = 64 * 1024;
 
+/// At most this many of each kind of allocation in [`ColumnsFile::spare`]: one per thread of a
+/// batch search on the development machine's two cores.
+const SPARES: usize = 2;
+
+/// The buffers one block decode reads and decompresses through.
+#[derive(Default)]
+struct Bufs {
+    comp: Vec<u8>,
+    body: Vec<u8>,
+}
+
+/// Allocations kept for the next whole-block decodes (see [`ColumnsFile::spare`]).
+#[derive(Default)]
+struct Spare {
+    cols: Vec<Columns>,
+    bufs: Vec<Bufs>,
+}
+
+impl Spare {
+    fn put_cols(&mut self, cols: Columns) {
+        if self.cols.len() < SPARES {
+            self.cols.push(cols);
+        }
+    }
+
+    fn put_bufs(&mut self, bufs: Bufs) {
+        if self.bufs.len() < SPARES {
+            self.bufs.push(bufs);
+        }
+    }
+
+    fn heap_bytes(&self) -> u64 {
+        let bufs: usize = self
+            .bufs
+            .iter()
+            .map(|b| b.comp.capacity() + b.body.capacity())
+            .sum();
+        bufs as u64 + self.cols.iter().map(Columns::heap_bytes).sum::<u64>()
+    }
+}
+
 /// [`ColumnsFile::touched`]: more than one event of the block was asked.
 const MANY: u32 = u32::MAX;
 
@@ -91,6 +132,11 @@ pub struct ColumnsFile {
     /// blocks search after search, and decoding a 4,096-event block for ten of them was most of
     /// the columns' cost. A scan passes through without keeping more than these.
     recent_blocks: Mutex<VecDeque<(usize, Arc<Columns>)>>,
+    /// Allocations of whole blocks that left [`ColumnsFile::recent_blocks`] unshared, and of
+    /// block bodies, kept for the next [`ColumnsFile::decode_recent`]: a dense read decodes
+    /// block after block, and allocating, zeroing and freeing ~60 KB of columns and two
+    /// buffers for each was ~3 % of a dense search with extraction.
+    spare: Mutex<Spare>,
     /// Every block at once, with dictionaries, decoded on first use of the dense accessors.
     full: OnceLock<Result<Columns, StoreError>>,
     /// Number of block decodes performed (the whole-file decode counts each block), for tests
@@ -134,6 +180,7 @@ impl ColumnsFile {
             touched: head.blocks.iter().map(|_| AtomicU32::new(0)).collect(),
             recent: Mutex::new(VecDeque::new()),
             recent_blocks: Mutex::new(VecDeque::new()),
+            spare: Mutex::new(Spare::default()),
             head,
             full: OnceLock::new(),
             decoded: AtomicU64::new(0),
@@ -175,8 +222,13 @@ impl ColumnsFile {
             let recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
             recent.iter().map(|r| r.1.len() as u64).sum()
         };
+        let spare = self
+            .spare
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .heap_bytes();
         let blocks = self.recent_blocks.lock().unwrap_or_else(|p| p.into_inner());
-        bodies + blocks.iter().map(|r| r.1.heap_bytes()).sum::<u64>()
+        bodies + spare + blocks.iter().map(|r| r.1.heap_bytes()).sum::<u64>()
     }
 
     /// Block `b` if it is among the recently read whole blocks (marked most recent).
@@ -186,14 +238,34 @@ impl ColumnsFile {
 
     /// Decodes block `b` whole and keeps it among the recently read ones.
     fn decode_recent(&self, b: usize) -> Result<Arc<Columns>, StoreError> {
-        let mut cols = Columns::new();
-        self.decode_block(b, &mut cols)?;
+        let (mut cols, mut bufs) = {
+            let mut spare = self.spare.lock().unwrap_or_else(|p| p.into_inner());
+            (
+                spare.cols.pop().unwrap_or_default(),
+                spare.bufs.pop().unwrap_or_default(),
+            )
+        };
+        let decoded = self.decode_block_with(b, &mut cols, &mut bufs);
+        let mut spare = self.spare.lock().unwrap_or_else(|p| p.into_inner());
+        spare.put_bufs(bufs);
+        decoded?;
+        drop(spare);
         let cols = Arc::new(cols);
-        let mut recent = self.recent_blocks.lock().unwrap_or_else(|p| p.into_inner());
-        recent.push_back((b, cols.clone()));
-        let per = (self.head.block_events as usize).max(1);
-        while recent.len() > (RECENT_BLOCK_EVENTS / per).max(1) {
-            recent.pop_front();
+        let mut left = Vec::new();
+        {
+            let mut recent = self.recent_blocks.lock().unwrap_or_else(|p| p.into_inner());
+            recent.push_back((b, cols.clone()));
+            let per = (self.head.block_events as usize).max(1);
+            while recent.len() > (RECENT_BLOCK_EVENTS / per).max(1) {
+                left.extend(recent.pop_front());
+            }
+        }
+        // Free the columns that left outside the lock; keep one no reader still holds.
+        let mut spare = self.spare.lock().unwrap_or_else(|p| p.into_inner());
+        for (_, old) in left {
+            if let Ok(old) = Arc::try_unwrap(old) {
+                spare.put_cols(old);
+            }
         }
         Ok(cols)
     }
@@ -247,25 +319,45 @@ impl ColumnsFile {
     /// from the block's first, no dictionaries) without caching it: a merge and a streaming
     /// read decode each block once.
     pub fn decode_block(&self, i: usize, into: &mut Columns) -> Result<(), StoreError> {
-        let (_, comp) = self.read_compressed(i)?;
+        self.decode_block_with(i, into, &mut Bufs::default())
+    }
+
+    /// [`ColumnsFile::decode_block`] reading and decompressing through `bufs` (reused).
+    fn decode_block_with(
+        &self,
+        i: usize,
+        into: &mut Columns,
+        bufs: &mut Bufs,
+    ) -> Result<(), StoreError> {
+        self.read_compressed_into(i, &mut bufs.comp)?;
         into.clear();
-        decode_block_at(&self.path, &self.head, i, &comp, &mut Vec::new(), into)?;
+        decode_block_at(&self.path, &self.head, i, &bufs.comp, &mut bufs.body, into)?;
         self.decoded.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 
     /// Block `b`'s table entry and compressed bytes (unchecked).
     fn read_compressed(&self, b: usize) -> Result<(&BlockEntry, Vec<u8>), StoreError> {
+        let mut comp = Vec::new();
+        let e = self.read_compressed_into(b, &mut comp)?;
+        Ok((e, comp))
+    }
+
+    /// [`ColumnsFile::read_compressed`] into `comp` (its allocation reused).
+    fn read_compressed_into(
+        &self,
+        b: usize,
+        comp: &mut Vec<u8>,
+    ) -> Result<&BlockEntry, StoreError> {
         let e = self
             .head
             .blocks
             .get(b)
             .ok_or_else(|| StoreError::corrupt(&self.path, format!("no columns block {b}")))?;
-        let mut comp = vec![0u8; e.clen as usize];
-        self.file
-            .read_exact_at(&mut comp, e.offset)
-            .at(&self.path)?;
-        Ok((e, comp))
+        comp.clear();
+        comp.resize(e.clen as usize, 0);
+        self.file.read_exact_at(comp, e.offset).at(&self.path)?;
+        Ok(e)
     }
 
     /// `_time` of event `n`, µs: from the whole-file or whole-block columns if decoded, else
