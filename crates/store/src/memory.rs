@@ -11,10 +11,49 @@
 //! 1/[`FLOOR_SHARE`] of what is configured ([`yielding`]): while nothing is being indexed
 //! they keep their whole budgets.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// Heap bytes of the hot indexes the index writers of this process hold.
 static HOT_BYTES: AtomicU64 = AtomicU64::new(0);
+
+/// Rolls and merges running in this process: the two steps of indexing that hold large
+/// buffers for a while, reported with a memory peak to tell what met there.
+static ROLLS: AtomicU32 = AtomicU32::new(0);
+static MERGES: AtomicU32 = AtomicU32::new(0);
+
+/// Counts one running roll or merge while it lives.
+pub(crate) struct Running(&'static AtomicU32);
+
+impl Running {
+    /// A roll starts (until the guard drops).
+    pub(crate) fn roll() -> Running {
+        Running::of(&ROLLS)
+    }
+
+    /// A merge starts (until the guard drops).
+    pub(crate) fn merge() -> Running {
+        Running::of(&MERGES)
+    }
+
+    fn of(counter: &'static AtomicU32) -> Running {
+        counter.fetch_add(1, Ordering::Relaxed);
+        Running(counter)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// `(rolls, merges)` running in this process now.
+pub fn running() -> (u32, u32) {
+    (
+        ROLLS.load(Ordering::Relaxed),
+        MERGES.load(Ordering::Relaxed),
+    )
+}
 
 /// A cache keeps at least 1/n of its configured budget however much hot buckets hold: a
 /// quarter keeps a few buckets' readers and the newest slices for the searches running.
@@ -52,6 +91,18 @@ pub fn budget_now(budget: u64, yield_to: Option<fn() -> u64>) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_running_guard_counts_while_it_lives() {
+        static COUNT: AtomicU32 = AtomicU32::new(0);
+        let one = Running::of(&COUNT);
+        let two = Running::of(&COUNT);
+        assert_eq!(COUNT.load(Ordering::Relaxed), 2);
+        drop(one);
+        assert_eq!(COUNT.load(Ordering::Relaxed), 1);
+        drop(two);
+        assert_eq!(COUNT.load(Ordering::Relaxed), 0);
+    }
 
     #[test]
     fn budgets_yield_to_hot_bytes_down_to_a_floor() {

@@ -71,6 +71,7 @@ pub fn merge(
     cancel: &Cancel<'_>,
 ) -> Result<Option<BucketInfo>, StoreError> {
     check_sources(dir, sources)?;
+    let _running = crate::memory::Running::merge();
     let (first, last) = (sources[0].first_id, sources[sources.len() - 1].id);
     let tmp = dir.join(tmp_merge_name(first, last));
     if tmp.exists() {

@@ -559,6 +559,7 @@ fn join_rolling(io: &mut Io) -> Result<(), StoreError> {
 /// hot directory and fsync the index directory. The hot directory and its registered index stay
 /// until the warm bucket is published, so searches see the events exactly once throughout.
 fn roll_hot(dir: &Path, hot: Hot) -> Result<(), RollFailed> {
+    let _running = crate::memory::Running::roll();
     let hot_dir = dir.join(hot_name(hot.id));
     let published = {
         let ix = hot.index.read();

@@ -84,7 +84,15 @@ fn merged_bucket_answers_like_its_sources() {
         .collect();
     let answers: Vec<RoaringBitmap> = queries().iter().map(|q| expected(&sources, q)).collect();
 
-    let merged = merge(dir.path(), &sources[1..4], &never).unwrap().unwrap();
+    // While it runs, the merge is counted among the process's running merges.
+    let counted = std::sync::atomic::AtomicU32::new(0);
+    let watch = || {
+        let (_, merges) = lode_store::memory::running();
+        counted.fetch_max(merges, std::sync::atomic::Ordering::Relaxed);
+        false
+    };
+    let merged = merge(dir.path(), &sources[1..4], &watch).unwrap().unwrap();
+    assert!(counted.into_inner() >= 1);
     assert_eq!((merged.first_id, merged.id), (sources[1].id, sources[3].id));
     // The merge hands its terms to the writing thread in runs of up to 4,096: several here.
     assert!(open_bucket(&merged).unwrap().meta().term_count > 3 * 4096);

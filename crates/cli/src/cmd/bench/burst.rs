@@ -254,17 +254,23 @@ struct CachesAtPeak {
     decoded_postings_bytes: u64,
     slice_cache_bytes: u64,
     hot_bucket_bytes: u64,
+    /// Rolls and merges running then (each holds large buffers while it runs).
+    rolls_running: u32,
+    merges_running: u32,
 }
 
 impl CachesAtPeak {
     fn now(rss: u64) -> CachesAtPeak {
         let readers = lode_search::cache::global().stats();
+        let (rolls_running, merges_running) = lode_store::memory::running();
         CachesAtPeak {
             rss,
             reader_cache_bytes: readers.bytes,
             decoded_postings_bytes: readers.term_bytes,
             slice_cache_bytes: lode_store::slice_cache::global().stats().bytes,
             hot_bucket_bytes: lode_store::memory::hot_bytes(),
+            rolls_running,
+            merges_running,
         }
     }
 }
@@ -288,13 +294,16 @@ fn print_report(r: &Report) {
     let c = &r.caches_at_peak;
     println!(
         "  peak memory {:.0} MB; at the highest sample ({:.0} MB) the reader cache held {:.0} MB \
-         ({:.0} MB of it decoded postings), the slice cache {:.0} MB and the hot buckets {:.0} MB",
+         ({:.0} MB of it decoded postings), the slice cache {:.0} MB and the hot buckets {:.0} MB, \
+         with {} roll(s) and {} merge(s) running",
         r.peak_rss_mb,
         c.rss as f64 / 1e6,
         c.reader_cache_bytes as f64 / 1e6,
         c.decoded_postings_bytes as f64 / 1e6,
         c.slice_cache_bytes as f64 / 1e6,
-        c.hot_bucket_bytes as f64 / 1e6
+        c.hot_bucket_bytes as f64 / 1e6,
+        c.rolls_running,
+        c.merges_running
     );
     println!(
         "  disk i/o: {:.0} read + {:.0} write syscalls/s; {:.1} MB/s read, {:.1} MB/s written",
