@@ -246,10 +246,11 @@ impl ColumnsFile {
             )
         };
         let decoded = self.decode_block_with(b, &mut cols, &mut bufs);
-        let mut spare = self.spare.lock().unwrap_or_else(|p| p.into_inner());
-        spare.put_bufs(bufs);
+        self.spare
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .put_bufs(bufs);
         decoded?;
-        drop(spare);
         let cols = Arc::new(cols);
         let mut left = Vec::new();
         {
@@ -260,7 +261,8 @@ impl ColumnsFile {
                 left.extend(recent.pop_front());
             }
         }
-        // Free the columns that left outside the lock; keep one no reader still holds.
+        // Outside the recent list's lock: keep (up to [`SPARES`]) the columns that left it
+        // and that no read still holds; the others are freed as their last holder lets go.
         let mut spare = self.spare.lock().unwrap_or_else(|p| p.into_inner());
         for (_, old) in left {
             if let Ok(old) = Arc::try_unwrap(old) {
