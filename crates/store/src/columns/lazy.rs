@@ -132,8 +132,9 @@ pub struct ColumnsFile {
     /// blocks search after search, and decoding a 4,096-event block for ten of them was most of
     /// the columns' cost. A scan passes through without keeping more than these.
     recent_blocks: Mutex<VecDeque<(usize, Arc<Columns>)>>,
-    /// Allocations of whole blocks that left [`ColumnsFile::recent_blocks`] unshared, and of
-    /// block bodies, kept for the next [`ColumnsFile::decode_recent`]: a dense read decodes
+    /// Allocations of whole blocks that left [`ColumnsFile::recent_blocks`] unshared, kept for
+    /// the next [`ColumnsFile::decode_recent`], and of block bodies, kept for the next
+    /// [`ColumnsFile::decode_block`] (a dense read's or a merge's): a dense read decodes
     /// block after block, and allocating, zeroing and freeing ~60 KB of columns and two
     /// buffers for each was ~3 % of a dense search with extraction.
     spare: Mutex<Spare>,
@@ -238,19 +239,14 @@ impl ColumnsFile {
 
     /// Decodes block `b` whole and keeps it among the recently read ones.
     fn decode_recent(&self, b: usize) -> Result<Arc<Columns>, StoreError> {
-        let (mut cols, mut bufs) = {
-            let mut spare = self.spare.lock().unwrap_or_else(|p| p.into_inner());
-            (
-                spare.cols.pop().unwrap_or_default(),
-                spare.bufs.pop().unwrap_or_default(),
-            )
-        };
-        let decoded = self.decode_block_with(b, &mut cols, &mut bufs);
-        self.spare
+        let mut cols = self
+            .spare
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .put_bufs(bufs);
-        decoded?;
+            .cols
+            .pop()
+            .unwrap_or_default();
+        self.decode_block(b, &mut cols)?;
         let cols = Arc::new(cols);
         let mut left = Vec::new();
         {
@@ -320,20 +316,17 @@ impl ColumnsFile {
     /// Decodes block `i` into `into` (cleared first, its allocations reused; events numbered
     /// from the block's first, no dictionaries) without caching it: a merge and a streaming
     /// read decode each block once.
+    /// Its compressed and decompressed bytes pass through buffers the reader keeps (see
+    /// [`ColumnsFile::spare`]).
     pub fn decode_block(&self, i: usize, into: &mut Columns) -> Result<(), StoreError> {
-        self.decode_block_with(i, into, &mut Bufs::default())
-    }
-
-    /// [`ColumnsFile::decode_block`] reading and decompressing through `bufs` (reused).
-    fn decode_block_with(
-        &self,
-        i: usize,
-        into: &mut Columns,
-        bufs: &mut Bufs,
-    ) -> Result<(), StoreError> {
-        self.read_compressed_into(i, &mut bufs.comp)?;
-        into.clear();
-        decode_block_at(&self.path, &self.head, i, &bufs.comp, &mut bufs.body, into)?;
+        let spare = || self.spare.lock().unwrap_or_else(|p| p.into_inner());
+        let mut bufs = spare().bufs.pop().unwrap_or_default();
+        let decoded = self.read_compressed_into(i, &mut bufs.comp).and_then(|_| {
+            into.clear();
+            decode_block_at(&self.path, &self.head, i, &bufs.comp, &mut bufs.body, into)
+        });
+        spare().put_bufs(bufs);
+        decoded?;
         self.decoded.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
