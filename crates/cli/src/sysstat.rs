@@ -109,6 +109,41 @@ pub fn rss_bytes() -> u64 {
     status_kib("VmRSS:") * 1024
 }
 
+/// Resident memory of this process split by kind, bytes: anonymous (heap, stacks) and
+/// file-backed (the program's own code and data mapped from its file).
+pub fn rss_anon_and_file() -> (u64, u64) {
+    (status_kib("RssAnon:") * 1024, status_kib("RssFile:") * 1024)
+}
+
+/// What the C allocator holds, bytes: in use by the program, free but kept in its arenas, and
+/// mapped separately for large allocations (glibc's `mallinfo2`, summed over every arena).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Heap {
+    /// Bytes the program has allocated from the arenas and not freed.
+    pub in_use: u64,
+    /// Free bytes the arenas keep (resident only where pages were touched and not trimmed).
+    pub free_kept: u64,
+    /// Bytes of allocations too large for the arenas, mapped on their own.
+    pub mapped: u64,
+}
+
+/// The allocator's figures now; zeros where the allocator is not glibc's.
+#[allow(unsafe_code)] // A read-only libc query, like the allocator knobs in main.rs.
+pub fn heap() -> Heap {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: mallinfo2 takes each arena's lock and only reads its counters.
+        let m = unsafe { libc::mallinfo2() };
+        Heap {
+            in_use: m.uordblks as u64,
+            free_kept: m.fordblks as u64,
+            mapped: m.hblkhd as u64,
+        }
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    Heap::default()
+}
+
 /// The 1, 5 and 15 minute load averages as `/proc/loadavg` writes them ("3.64 3.95 4.26").
 pub fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")

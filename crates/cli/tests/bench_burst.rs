@@ -40,4 +40,23 @@ fn burst_ingests_every_event_and_reports_its_searches_and_memory() {
         peak["rolls_running"].is_u64() && peak["merges_running"].is_u64(),
         "{peak}"
     );
+    // The resident memory's parts and the allocator's figures (glibc's only).
+    assert!(peak["rss_anon"].as_u64().unwrap() > 0, "{peak}");
+    if cfg!(all(target_os = "linux", target_env = "gnu")) {
+        assert!(peak["heap"]["in_use"].as_u64().unwrap() > 0, "{peak}");
+    }
+    let room = peak["cache_room_pct"].as_f64().unwrap();
+    assert!((0.0..=100.0).contains(&room), "{peak}");
+    // Every sample is in the kept home's trace: a header, then one line per sample, each with
+    // as many fields as the header and a resident size.
+    let trace = std::fs::read_to_string(home.join("burst-memory.tsv")).unwrap();
+    let mut lines = trace.lines();
+    let head: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    assert_eq!(head[1], "rss_mb", "{trace}");
+    let samples: Vec<Vec<&str>> = lines.map(|l| l.split('\t').collect()).collect();
+    assert!(!samples.is_empty(), "{trace}");
+    for s in &samples {
+        assert_eq!(s.len(), head.len(), "{trace}");
+        assert!(s[1].parse::<f64>().unwrap() > 0.0, "{trace}");
+    }
 }

@@ -7,7 +7,9 @@
 //! (words sampled from the corpus text), two the sparse planted term `| stats count by host`.
 //! Reported: ingest MB/s (wall and per core used — the whole process: server, pipeline,
 //! searches and clients), search latencies by kind, average CPU, peak memory (sampled VmRSS and
-//! VmHWM) and disk I/O from `/proc/self/io` (system calls and bytes per second).
+//! VmHWM) and disk I/O from `/proc/self/io` (system calls and bytes per second). Every memory
+//! sample (resident, anonymous, the allocator's figures, caches, hot buckets, rolls and merges
+//! running) is also written to `burst-memory.tsv` in the bench's home (`--keep DIR` keeps it).
 
 use std::fs::File;
 use std::path::Path;
@@ -31,6 +33,8 @@ const FILES: [(&str, &str); 4] = [
 ];
 /// Memory and CPU sampling period.
 const SAMPLE_EVERY: Duration = Duration::from_millis(200);
+/// Every memory sample, one line each, in the bench's home (kept with `--keep DIR`).
+const TRACE_FILE: &str = "burst-memory.tsv";
 
 #[derive(Debug, Serialize)]
 struct SearchKind {
@@ -95,10 +99,12 @@ pub fn run(args: &BenchArgs) -> CliResult {
     let (ingest, runs, peak_sampled) = std::thread::scope(|s| {
         let sampler = s.spawn(|| {
             let mut peak = CachesAtPeak::default();
+            let mut trace = MemoryTrace::create(&home_dir.join(TRACE_FILE));
             while !done.load(Ordering::Acquire) {
-                let rss = sysstat::rss_bytes();
-                if rss > peak.rss {
-                    peak = CachesAtPeak::now(rss);
+                let now = CachesAtPeak::now(sysstat::rss_bytes());
+                trace.add(t0.elapsed().as_secs_f64(), &now);
+                if now.rss > peak.rss {
+                    peak = now;
                 }
                 std::thread::sleep(SAMPLE_EVERY);
             }
@@ -257,12 +263,21 @@ struct CachesAtPeak {
     /// Rolls and merges running then (each holds large buffers while it runs).
     rolls_running: u32,
     merges_running: u32,
+    /// The resident memory's anonymous (heap, stacks) and file-backed (program code) parts.
+    rss_anon: u64,
+    rss_file: u64,
+    /// What the allocator held: in use, free but kept, mapped for large allocations.
+    heap: sysstat::Heap,
+    /// The share of their budgets the memory target left the caches (`[search]
+    /// process_memory_mb`), percent.
+    cache_room_pct: f64,
 }
 
 impl CachesAtPeak {
     fn now(rss: u64) -> CachesAtPeak {
         let readers = lode_search::cache::global().stats();
         let (rolls_running, merges_running) = lode_store::memory::running();
+        let (rss_anon, rss_file) = sysstat::rss_anon_and_file();
         CachesAtPeak {
             rss,
             reader_cache_bytes: readers.bytes,
@@ -271,6 +286,56 @@ impl CachesAtPeak {
             hot_bucket_bytes: lode_store::memory::hot_bytes(),
             rolls_running,
             merges_running,
+            rss_anon,
+            rss_file,
+            heap: sysstat::heap(),
+            cache_room_pct: 100.0 * lode_store::memory::room() as f64
+                / lode_store::memory::ROOM_WHOLE as f64,
+        }
+    }
+}
+
+/// The memory samples written as they are taken (what met at a peak shows in the lines around
+/// it); a trace that cannot be written is skipped.
+struct MemoryTrace(Option<std::io::BufWriter<File>>);
+
+impl MemoryTrace {
+    fn create(path: &Path) -> MemoryTrace {
+        use std::io::Write;
+        let mut w = File::create(path).ok().map(std::io::BufWriter::new);
+        if let Some(f) = &mut w {
+            let head = "seconds\trss_mb\tanon_mb\theap_in_use_mb\theap_free_mb\theap_mapped_mb\t\
+                        reader_cache_mb\tslice_cache_mb\thot_mb\trolls\tmerges\tcache_room_pct";
+            if writeln!(f, "{head}").is_err() {
+                w = None;
+            }
+        }
+        MemoryTrace(w)
+    }
+
+    fn add(&mut self, seconds: f64, c: &CachesAtPeak) {
+        use std::io::Write;
+        let Some(f) = &mut self.0 else {
+            return;
+        };
+        let mb = |b: u64| b as f64 / 1e6;
+        let line = writeln!(
+            f,
+            "{seconds:.1}\t{:.0}\t{:.0}\t{:.0}\t{:.0}\t{:.0}\t{:.0}\t{:.0}\t{:.0}\t{}\t{}\t{:.0}",
+            mb(c.rss),
+            mb(c.rss_anon),
+            mb(c.heap.in_use),
+            mb(c.heap.free_kept),
+            mb(c.heap.mapped),
+            mb(c.reader_cache_bytes),
+            mb(c.slice_cache_bytes),
+            mb(c.hot_bucket_bytes),
+            c.rolls_running,
+            c.merges_running,
+            c.cache_room_pct
+        );
+        if line.and_then(|()| f.flush()).is_err() {
+            self.0 = None;
         }
     }
 }
@@ -295,7 +360,8 @@ fn print_report(r: &Report) {
     println!(
         "  peak memory {:.0} MB; at the highest sample ({:.0} MB) the reader cache held {:.0} MB \
          ({:.0} MB of it decoded postings), the slice cache {:.0} MB and the hot buckets {:.0} MB, \
-         with {} roll(s) and {} merge(s) running",
+         with {} roll(s) and {} merge(s) running; the memory target left the caches {:.0} % \
+         of their budgets",
         r.peak_rss_mb,
         c.rss as f64 / 1e6,
         c.reader_cache_bytes as f64 / 1e6,
@@ -303,7 +369,17 @@ fn print_report(r: &Report) {
         c.slice_cache_bytes as f64 / 1e6,
         c.hot_bucket_bytes as f64 / 1e6,
         c.rolls_running,
-        c.merges_running
+        c.merges_running,
+        c.cache_room_pct
+    );
+    println!(
+        "  of that sample {:.0} MB anonymous and {:.0} MB file-backed; the allocator had {:.0} MB \
+         in use, {:.0} MB free in its arenas and {:.0} MB mapped for large allocations",
+        c.rss_anon as f64 / 1e6,
+        c.rss_file as f64 / 1e6,
+        c.heap.in_use as f64 / 1e6,
+        c.heap.free_kept as f64 / 1e6,
+        c.heap.mapped as f64 / 1e6
     );
     println!(
         "  disk i/o: {:.0} read + {:.0} write syscalls/s; {:.1} MB/s read, {:.1} MB/s written",
