@@ -65,6 +65,9 @@ pub struct ServerSettings {
     pub search_bucket_cache_mb: u64,
     /// `[search] slice_cache_mb`: byte budget of the decompressed-slice cache, MiB (0 = off).
     pub search_slice_cache_mb: u64,
+    /// `[search] process_memory_mb`: resident memory of the whole process, MiB, past which the
+    /// two caches give way (down to a quarter of their budgets); 0 = no such target.
+    pub search_process_memory_mb: u64,
     /// `[search] batch_search_max_pipeline`: parallel pipelines of a batch-mode search
     /// (0 = the number of cores).
     pub search_batch_max_pipeline: usize,
@@ -195,6 +198,7 @@ pub fn load_server(etc: &Path) -> Result<(ServerSettings, Vec<Warning>), ConfErr
         search_max_queued: 256,
         search_bucket_cache_mb: 128,
         search_slice_cache_mb: 32,
+        search_process_memory_mb: 256,
         search_batch_max_pipeline: 0,
         ssl: true,
         server_cert: String::new(),
@@ -226,6 +230,9 @@ pub fn load_server(etc: &Path) -> Result<(ServerSettings, Vec<Warning>), ConfErr
                 }
                 ("search", "slice_cache_mb") => {
                     s.search_slice_cache_mb = parse_num(&e.value, "slice_cache_mb", &at)?
+                }
+                ("search", "process_memory_mb") => {
+                    s.search_process_memory_mb = parse_num(&e.value, "process_memory_mb", &at)?
                 }
                 ("sslConfig", "enableSplunkdSSL") => {
                     s.ssl = match lode_conf::parse_bool(&e.value) {
@@ -321,6 +328,21 @@ mod tests {
         assert_eq!(msgs.len(), 2, "{msgs:?}");
         assert!(msgs[0].contains("homePath"));
         assert!(msgs[1].contains("unknown indexes.conf key maxDatSize"));
+    }
+
+    #[test]
+    fn process_memory_target() {
+        let dir = home_with("");
+        let etc = dir.path().join("etc");
+        assert_eq!(load_server(&etc).unwrap().0.search_process_memory_mb, 256);
+        let server = etc.join("system/local/server.conf");
+        std::fs::write(&server, "[search]\nprocess_memory_mb = 0\n").unwrap();
+        let (s, warnings) = load_server(&etc).unwrap();
+        assert_eq!(s.search_process_memory_mb, 0);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        std::fs::write(&server, "[search]\nprocess_memory_mb = lots\n").unwrap();
+        let err = load_server(&etc).unwrap_err().to_string();
+        assert!(err.contains("process_memory_mb"), "{err}");
     }
 
     #[test]

@@ -175,6 +175,15 @@ impl BucketCache {
         lode_store::memory::budget_now(self.budget.load(Ordering::Relaxed), self.yield_to)
     }
 
+    /// Evicts what no longer fits the budget now (it shrinks as other memory grows, see
+    /// `lode_store::memory`); returns the bytes kept.
+    pub fn keep_within(&self) -> u64 {
+        let budget = self.budget();
+        let mut g = self.lock();
+        evict_to(&mut g, budget);
+        g.bytes
+    }
+
     /// Changes the budget, evicting down to it now (0 empties and disables the cache).
     pub fn set_budget(&self, budget_bytes: u64) {
         self.budget.store(budget_bytes, Ordering::Relaxed);
@@ -210,6 +219,8 @@ impl BucketCache {
         let size = Sizing::of(&reader);
         let bytes = size.bytes(&reader);
         if bytes > budget {
+            // Read by this search alone: what it would keep, no budget would count.
+            reader.stop_keeping();
             return Ok(reader);
         }
         let mut g = self.lock();
@@ -515,6 +526,8 @@ fn remove(g: &mut Inner, path: &Path) -> bool {
     let Some(e) = g.map.remove(path) else {
         return false;
     };
+    // Searches still reading it keep nothing more in it: no budget counts it now.
+    e.reader.stop_keeping();
     let terms: u64 = e.terms.values().map(|t| t.bytes).sum();
     g.bytes -= e.bytes + terms;
     g.term_bytes -= terms;
@@ -708,6 +721,11 @@ pub(crate) mod tests {
             c.open_warm(p).unwrap();
         }
         assert_eq!((c.stats().entries, c.stats().budget), (4, 4 * one));
+        // Shrinking without an open: `keep_within` evicts down to the budget now.
+        HOT.store(3 * one, Ordering::Relaxed);
+        assert_eq!(c.stats().entries, 4);
+        assert!(c.keep_within() <= one);
+        assert_eq!(c.stats().entries, 1);
     }
 
     #[test]
@@ -791,16 +809,23 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let paths = index(dir.path(), 1);
         let c = BucketCache::new(0);
-        c.open_warm(&paths[0]).unwrap();
+        // Without a cache a reader keeps what it decodes, for its searches (as outside a server).
+        let r = c.open_warm(&paths[0]).unwrap();
         assert_eq!(c.stats().entries, 0);
+        assert!(r.columns_file().keeping());
+        // Too large for the budget: the search's own reader keeps nothing a budget would miss.
         c.set_budget(10);
-        c.open_warm(&paths[0]).unwrap();
+        let r = c.open_warm(&paths[0]).unwrap();
         assert_eq!(c.stats().entries, 0);
+        assert!(!r.columns_file().keeping());
         c.set_budget(DEFAULT_BUDGET_BYTES);
-        c.open_warm(&paths[0]).unwrap();
+        let r = c.open_warm(&paths[0]).unwrap();
         assert_eq!(c.stats().entries, 1);
+        assert!(r.columns_file().keeping(), "a cached reader keeps");
+        // Evicted while a search still holds it: it keeps nothing more.
         c.set_budget(0);
         assert_eq!(c.stats().entries, 0);
+        assert!(!r.columns_file().keeping());
     }
 
     #[test]

@@ -47,11 +47,19 @@ impl AppState {
     /// The state for `node` with the search limits of its server.conf (`[search]
     /// max_concurrent`, `max_queued`). Also gives the process-wide warm-bucket reader cache and
     /// decompressed-slice cache their budgets (`[search] bucket_cache_mb`, `slice_cache_mb`): a
-    /// server's searches share opened buckets and recently read raw text.
+    /// server's searches share opened buckets and recently read raw text. Both keep within
+    /// what the process's memory target (`process_memory_mb`) leaves them
+    /// (`lode_store::memory::watch`).
     pub fn new(node: Arc<lode_node::Node>, index_root: PathBuf) -> AppState {
         let s = node.server_settings();
-        lode_search::cache::configure(s.search_bucket_cache_mb.saturating_mul(1024 * 1024));
-        lode_store::slice_cache::configure(s.search_slice_cache_mb.saturating_mul(1024 * 1024));
+        let mib = |n: u64| n.saturating_mul(1024 * 1024);
+        lode_search::cache::configure(mib(s.search_bucket_cache_mb));
+        lode_store::slice_cache::configure(mib(s.search_slice_cache_mb));
+        lode_store::memory::watch(
+            mib(s.search_process_memory_mb),
+            mib(s.search_bucket_cache_mb).saturating_add(mib(s.search_slice_cache_mb)),
+            caches_kept_within,
+        );
         let limits = limits::SearchLimiter::new(s.search_max_concurrent, s.search_max_queued);
         AppState {
             node,
@@ -59,6 +67,12 @@ impl AppState {
             limits: Arc::new(limits),
         }
     }
+}
+
+/// Brings the two process-wide search caches within their budgets now; returns the bytes they
+/// hold.
+fn caches_kept_within() -> u64 {
+    lode_search::cache::global().keep_within() + lode_store::slice_cache::global().keep_within()
 }
 
 impl AppState {

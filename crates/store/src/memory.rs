@@ -10,8 +10,17 @@
 //! search crate's bucket cache) shrink their budgets by this figure, down to
 //! 1/[`FLOOR_SHARE`] of what is configured ([`yielding`]): while nothing is being indexed
 //! they keep their whole budgets.
+//!
+//! Hot buckets are not all the memory indexing and searching take: a roll's builder, a merge,
+//! the ingest queues and each search's buffers come and go beside them. So the caches also
+//! give way to the whole process: with a memory target (`[search] process_memory_mb`), a
+//! watcher ([`watch`]) reads the resident memory a few times a second, takes what the caches
+//! hold from it, and gives the caches what the target leaves ([`room_share`]), again down to
+//! their floors.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Once, OnceLock};
+use std::time::Duration;
 
 /// Heap bytes of the hot indexes the index writers of this process hold.
 static HOT_BYTES: AtomicU64 = AtomicU64::new(0);
@@ -80,12 +89,115 @@ pub fn yielding(budget: u64, hot: u64) -> u64 {
 }
 
 /// The budget now of a cache configured with `budget` that gives way to what `yield_to`
-/// reports ([`hot_bytes`] for the process-wide caches; none: a fixed budget).
+/// reports ([`hot_bytes`] for the process-wide caches, which also keep within the room the
+/// memory watcher leaves them, [`room`]; none: a fixed budget).
 pub fn budget_now(budget: u64, yield_to: Option<fn() -> u64>) -> u64 {
     match yield_to {
-        Some(bytes) => yielding(budget, bytes()),
+        Some(bytes) => yielding(budget, bytes()).min(within(budget, room())),
         None => budget,
     }
+}
+
+/// A whole share of [`room`]: the caches may hold their whole budgets.
+pub const ROOM_WHOLE: u64 = 1 << 16;
+
+/// The share of their budgets the process-wide caches may hold now, in 1/[`ROOM_WHOLE`]ths (set
+/// by [`watch`]).
+static ROOM: AtomicU64 = AtomicU64::new(ROOM_WHOLE);
+
+/// The share of their budgets the process-wide caches may hold now, in 1/[`ROOM_WHOLE`]ths.
+pub fn room() -> u64 {
+    ROOM.load(Ordering::Relaxed)
+}
+
+/// `share` (in 1/[`ROOM_WHOLE`]ths) of `budget`, but at least 1/[`FLOOR_SHARE`] of it.
+pub fn within(budget: u64, share: u64) -> u64 {
+    let part =
+        (u128::from(budget) * u128::from(share.min(ROOM_WHOLE)) / u128::from(ROOM_WHOLE)) as u64;
+    part.max(budget / FLOOR_SHARE)
+}
+
+/// The share of their budgets (in 1/[`ROOM_WHOLE`]ths) caches of `budgets` bytes in all may
+/// hold in a process whose resident memory is `resident` bytes, `cached` of them in those
+/// caches, so that the process stays within `target` bytes: what the rest of the process
+/// holds (`resident - cached`) is taken first. A `target` of 0 sets no limit.
+pub fn room_share(target: u64, resident: u64, cached: u64, budgets: u64) -> u64 {
+    if target == 0 || budgets == 0 {
+        return ROOM_WHOLE;
+    }
+    let rest = resident.saturating_sub(cached);
+    let room = target.saturating_sub(rest);
+    (u128::from(room) * u128::from(ROOM_WHOLE) / u128::from(budgets)).min(u128::from(ROOM_WHOLE))
+        as u64
+}
+
+/// How often the watcher reads the resident memory.
+const WATCH_EVERY: Duration = Duration::from_millis(250);
+
+/// The watcher's target and the caches' budgets, bytes (0: no target).
+static TARGET: AtomicU64 = AtomicU64::new(0);
+static BUDGETS: AtomicU64 = AtomicU64::new(0);
+
+/// Keeps the process-wide caches within what a memory `target` (bytes; 0: none) leaves them:
+/// every [`WATCH_EVERY`] a thread calls `caches()` (which evicts what no longer fits their
+/// budgets now and returns what they hold; `budgets` bytes in all are configured), reads this
+/// process's resident memory, and sets [`room`] ([`room_share`]). So the caches shrink even
+/// while no search touches them. The first call starts the thread; later ones change the
+/// target and budgets.
+pub fn watch(target: u64, budgets: u64, caches: fn() -> u64) {
+    TARGET.store(target, Ordering::Relaxed);
+    BUDGETS.store(budgets, Ordering::Relaxed);
+    static START: Once = Once::new();
+    START.call_once(|| {
+        let looking = move || loop {
+            let target = TARGET.load(Ordering::Relaxed);
+            let cached = caches();
+            let share = match resident_bytes() {
+                Some(r) if target > 0 => {
+                    room_share(target, r, cached, BUDGETS.load(Ordering::Relaxed))
+                }
+                _ => ROOM_WHOLE,
+            };
+            ROOM.store(share, Ordering::Relaxed);
+            std::thread::sleep(WATCH_EVERY);
+        };
+        if let Err(e) = std::thread::Builder::new()
+            .name("lode-memory".into())
+            .spawn(looking)
+        {
+            tracing::warn!("cannot start the memory watcher ({e}); the caches keep their budgets");
+        }
+    });
+}
+
+/// The program's way of giving freed memory back to the system ([`on_give_back`]).
+static GIVE_BACK: OnceLock<fn()> = OnceLock::new();
+
+/// Registers how freed memory goes back to the system (the `lode` binary: glibc's
+/// `malloc_trim`); the first registration stays.
+pub fn on_give_back(f: fn()) {
+    let _ = GIVE_BACK.set(f);
+}
+
+/// Gives freed memory back to the system now, through the registered function (nothing without
+/// one). Called where a roll or a merge has just let go of large buffers: a roll frees and
+/// allocates tens of MB several times within a second, and what it freed stayed resident
+/// until the once-a-second trim while the next buffers took fresh pages (a 10 GB burst's
+/// resident memory climbed from 393 to 565 MB during one roll while the heap in use swung
+/// between 245 and 378 MB).
+pub fn give_back() {
+    if let Some(f) = GIVE_BACK.get() {
+        f();
+    }
+}
+
+/// This process's resident memory (`VmRSS` of `/proc/self/status`), bytes; none where there is
+/// no such file.
+pub fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 #[cfg(test)]
@@ -112,5 +224,40 @@ mod tests {
         assert_eq!(yielding(128, u64::MAX), 32);
         assert_eq!(yielding(0, 0), 0);
         assert_eq!(yielding(0, 10), 0);
+    }
+
+    #[test]
+    fn the_caches_get_what_the_target_leaves_the_rest_of_the_process() {
+        const MB: u64 = 1 << 20;
+        // No target: whole budgets.
+        assert_eq!(room_share(0, 900 * MB, 100 * MB, 160 * MB), ROOM_WHOLE);
+        // The rest (300 - 100 = 200 MB) leaves 256 - 200 = 56 of 160 MB: 35 %.
+        assert_eq!(
+            room_share(256 * MB, 300 * MB, 100 * MB, 160 * MB),
+            ROOM_WHOLE * 56 / 160
+        );
+        // Room to spare: whole budgets, never more.
+        assert_eq!(
+            room_share(256 * MB, 100 * MB, 60 * MB, 160 * MB),
+            ROOM_WHOLE
+        );
+        // The rest alone over the target: nothing (the floor applies in `within`).
+        assert_eq!(room_share(256 * MB, 400 * MB, 10 * MB, 160 * MB), 0);
+        assert_eq!(room_share(256 * MB, 100 * MB, 0, 0), ROOM_WHOLE);
+        // A share of a budget keeps the floor.
+        assert_eq!(within(128, ROOM_WHOLE), 128);
+        assert_eq!(within(128, ROOM_WHOLE / 2), 64);
+        assert_eq!(within(128, 0), 32);
+        assert_eq!(within(128, 2 * ROOM_WHOLE), 128);
+        assert_eq!(within(0, 0), 0);
+    }
+
+    #[test]
+    fn resident_memory_is_read_from_proc() {
+        if std::path::Path::new("/proc/self/status").exists() {
+            let r = resident_bytes().expect("VmRSS");
+            // A running test process holds at least its code and a stack.
+            assert!(r > 1 << 20, "{r}");
+        }
     }
 }

@@ -126,6 +126,15 @@ impl SliceCache {
         evict_to(&mut g, budget);
     }
 
+    /// Evicts what no longer fits the budget now (it shrinks as other memory grows, see
+    /// [`crate::memory`]); returns the bytes kept.
+    pub fn keep_within(&self) -> u64 {
+        let budget = self.budget_now();
+        let mut g = self.lock();
+        evict_to(&mut g, budget);
+        g.bytes
+    }
+
     /// Sets the budget, evicting what no longer fits.
     pub fn set_budget(&self, budget: u64) {
         self.budget.store(budget, Ordering::Relaxed);
@@ -235,5 +244,10 @@ mod tests {
         c.put(1, 6, slice(6, 100));
         c.put(1, 7, slice(7, 100));
         assert_eq!((c.stats().bytes, c.stats().budget), (300, 400));
+        // Shrinking without a read: `keep_within` evicts, the oldest first.
+        HOT.store(250, Ordering::Relaxed);
+        assert_eq!(c.stats().bytes, 300);
+        assert_eq!(c.keep_within(), 100);
+        assert!(c.get(1, 6).is_none() && c.get(1, 7).is_some());
     }
 }

@@ -236,3 +236,41 @@ fn recently_read_blocks_are_bounded_by_events() {
     assert_eq!(cols.blocks_decoded(), blocks as u64, "each block once");
     assert_eq!(cols.recent_blocks_held(), (64 * 1024 / per) as usize);
 }
+
+#[test]
+fn block_times_are_kept_only_while_the_reader_keeps() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = WarmBucket::open(&warm_bucket(dir.path())).unwrap();
+    let cols = b.columns_file();
+    let per = COLUMNS_BLOCK_EVENTS;
+    let want = |block: u32, len: u32| -> Vec<i64> {
+        (0..len)
+            .map(|i| event((block * per + i) as u64).time)
+            .collect()
+    };
+    let mut times = vec![-1; 5];
+    // A keeping reader (as opened) decodes block 0's times once and keeps them.
+    assert!(cols.keeping());
+    assert!(b.block_times_into(0, &mut times).unwrap());
+    assert_eq!(times, want(0, per));
+    let kept = cols.kept_bytes();
+    assert!(kept >= 8 * per as u64, "{kept}");
+    assert!(b.block_times_into(0, &mut times).unwrap());
+    assert_eq!(times, want(0, per));
+    assert_eq!(cols.blocks_decoded(), 1, "kept times are not decoded again");
+    // Let go by a cache: block 2's times are decoded for each call and kept nowhere; block 0's
+    // kept ones still answer.
+    b.stop_keeping();
+    assert!(!cols.keeping());
+    for _ in 0..2 {
+        assert!(b.block_times_into(2, &mut times).unwrap());
+        assert_eq!(times, want(2, TAIL));
+    }
+    assert_eq!(cols.blocks_decoded(), 3);
+    assert_eq!(cols.kept_bytes(), kept);
+    assert!(b.block_times_into(0, &mut times).unwrap());
+    assert_eq!(times, want(0, per));
+    assert_eq!(cols.blocks_decoded(), 3);
+    // A block beyond the file is an error, whether kept or not.
+    assert!(b.block_times_into(3, &mut times).is_err());
+}

@@ -70,7 +70,7 @@ pub struct Cursor {
 /// bucket. This is the bucket-level merge of [`super::merge`] applied to blocks.
 ///
 /// Within a block, `_time` mostly ascends with the event number: most blocks are a batch from
-/// one source, the others two or three such stretches ([`BucketRead::block_descents`]). A
+/// one source, the others two or three such stretches ([`descents_of`]). A
 /// stretch's candidates in descending number order are newest first already, so only as many
 /// as the read wants are keyed, and the rest of the stretch waits (`parked`) as if it were a
 /// block whose largest time is that of the first of them. A `<word> | head 10` over a dense
@@ -95,6 +95,22 @@ struct BlockOrder {
     /// The candidates of a stretch not keyed yet: `(time of the newest, block, from, to)`, the
     /// block's candidates in `from..to`, one stretch (max-heap: newest first).
     parked: std::collections::BinaryHeap<(i64, u32, u32, u32)>,
+    /// The times of the block being keyed (reused).
+    times: Vec<i64>,
+    /// Where they decrease ([`descents_of`], reused).
+    descents: Vec<u32>,
+}
+
+/// The events of a block (counted from its first) whose `_time` is below the previous event's,
+/// into `out`: between them the block's times ascend. Most blocks have none (a batch from one
+/// source), the others one or two (batches of two sources).
+fn descents_of(times: &[i64], out: &mut Vec<u32>) {
+    out.clear();
+    out.extend(
+        (1..times.len())
+            .filter(|&i| times[i] < times[i - 1])
+            .map(|i| i as u32),
+    );
 }
 
 /// Fewest candidates of a stretch keyed at a time.
@@ -113,6 +129,8 @@ impl BlockOrder {
             next: 0,
             heap: std::collections::BinaryHeap::new(),
             parked: std::collections::BinaryHeap::new(),
+            times: Vec::new(),
+            descents: Vec::new(),
         }
     }
 
@@ -179,26 +197,24 @@ impl BlockOrder {
         self.cands.block_rev_in(bucket, from, to, &mut self.block)?;
         let ids = &self.block;
         // Several candidates: the block's time column, looked up once.
-        let times = if ids.len() > 1 {
-            bucket.block_times(b)?
-        } else {
-            None
-        };
-        let Some(times) = times else {
+        let times = ids.len() > 1 && bucket.block_times_into(b, &mut self.times)?;
+        if !times {
             for &n in ids {
                 self.heap.push((bucket.time(n)?, n));
             }
             return Ok(());
-        };
+        }
+        let times = &self.times;
         let time = |n: u32| {
             times.get((n - lo) as usize).copied().ok_or_else(|| {
                 StoreError::corrupt(path, format!("event {n} lies outside its columns block"))
             })
         };
         let descents = match ids.len() > enough {
-            true => bucket
-                .block_descents(b)?
-                .filter(|d| d.len() < MAX_STRETCHES),
+            true => {
+                descents_of(times, &mut self.descents);
+                Some(&self.descents).filter(|d| d.len() < MAX_STRETCHES)
+            }
             false => None,
         };
         let Some(descents) = descents else {

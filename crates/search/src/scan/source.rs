@@ -237,11 +237,8 @@ impl BucketRead for Shared {
     fn query_kinds(&self, q: &lode_store::TermQuery) -> u64 {
         self.0.query_kinds(q)
     }
-    fn block_times(&self, b: u32) -> Result<Option<&[i64]>, StoreError> {
-        self.0.block_times(b)
-    }
-    fn block_descents(&self, b: u32) -> Result<Option<&[u32]>, StoreError> {
-        self.0.block_descents(b)
+    fn block_times_into(&self, b: u32, out: &mut Vec<i64>) -> Result<bool, StoreError> {
+        self.0.block_times_into(b, out)
     }
     fn indexed(&self, n: u32) -> Result<lode_store::bucket::IndexedFields, StoreError> {
         self.0.indexed(n)

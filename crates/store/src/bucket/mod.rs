@@ -173,17 +173,11 @@ pub trait BucketRead {
         u64::MAX
     }
     /// `_time` of every event of column block `b` of [`BucketRead::time_blocks`] (events from
-    /// the block's first), decoding (warm) at most that block's time column once: ordering
-    /// many candidates of a block by time costs one lookup, not one per candidate. `None`
-    /// without a block table.
-    fn block_times(&self, _b: u32) -> Result<Option<&[i64]>, StoreError> {
-        Ok(None)
-    }
-    /// The events of column block `b` (counted from the block's first) whose `_time` is below
-    /// the previous event's, ascending: between them the block's times never decrease. `None`
-    /// when unknown. Warm readers find them once per block.
-    fn block_descents(&self, _b: u32) -> Result<Option<&[u32]>, StoreError> {
-        Ok(None)
+    /// the block's first) into `out` (replacing what it held), decoding (warm) at most that
+    /// block's time column: ordering many candidates of a block by time costs one lookup, not
+    /// one per candidate. `false` (and `out` untouched) without a block table.
+    fn block_times_into(&self, _b: u32, _out: &mut Vec<i64>) -> Result<bool, StoreError> {
+        Ok(false)
     }
     /// `_time` and the host, source and sourcetype ids of event `n`, decoding (warm) only the
     /// column block holding it. An `n` beyond the event count is a [`StoreError::Limit`] error.

@@ -176,6 +176,12 @@ impl WarmBucket {
         })
     }
 
+    /// Keeps no more block times decoded from now on (see `ColumnsFile::stop_keeping`): for a
+    /// reader a cache let go of while searches still read it.
+    pub fn stop_keeping(&self) {
+        self.cols.stop_keeping();
+    }
+
     /// Every column of every event, decoding all column blocks on first use.
     pub fn columns(&self) -> Result<&Columns, StoreError> {
         self.cols.full()
@@ -1060,11 +1066,8 @@ impl BucketRead for WarmBucket {
     fn time(&self, n: u32) -> Result<i64, StoreError> {
         self.cols.time(n)
     }
-    fn block_times(&self, b: u32) -> Result<Option<&[i64]>, StoreError> {
-        self.cols.block_times(b as usize).map(Some)
-    }
-    fn block_descents(&self, b: u32) -> Result<Option<&[u32]>, StoreError> {
-        self.cols.block_descents(b as usize).map(Some)
+    fn block_times_into(&self, b: u32, out: &mut Vec<i64>) -> Result<bool, StoreError> {
+        self.cols.block_times_into(b as usize, out).map(|()| true)
     }
     fn indexed(&self, n: u32) -> Result<IndexedFields, StoreError> {
         self.cols.indexed(n)

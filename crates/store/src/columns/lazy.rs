@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::bucket::IndexedFields;
@@ -99,9 +99,6 @@ struct Kept {
     times: OnceLock<Result<Vec<i64>, StoreError>>,
     /// Its host, source and sourcetype id columns alone, for counting candidates.
     ids: OnceLock<Result<IdColumns, StoreError>>,
-    /// Where its `_time`s decrease from one event to the next (see
-    /// [`ColumnsFile::block_descents`]).
-    descents: OnceLock<Box<[u32]>>,
 }
 
 /// An open `columns.dat`. `Send + Sync`; blocks decoded once are cached for the life of the
@@ -117,6 +114,13 @@ pub struct ColumnsFile {
     /// every block at open was most of opening a 10 GB corpus's buckets (super-sparse
     /// `head 100`).
     kept_blocks: Vec<OnceLock<Box<Kept>>>,
+    /// Whether the light times decoded for single blocks are kept for later reads: true at
+    /// open; false once the server's reader cache has let the reader go ([`stop_keeping`]),
+    /// as the searches still holding it read each block's times once and what it kept would
+    /// be memory no cache budget counts.
+    ///
+    /// [`stop_keeping`]: ColumnsFile::stop_keeping
+    keeping: AtomicBool,
     /// Which events of each block were asked of [`ColumnsFile::time`] or
     /// [`ColumnsFile::indexed`]: 0 none, `pos + 1` only that one, [`MANY`] more. One event is
     /// answered by walking the block without keeping anything; a second one decodes the
@@ -179,6 +183,7 @@ impl ColumnsFile {
             blocks_len,
             kept_blocks: head.blocks.iter().map(|_| OnceLock::new()).collect(),
             touched: head.blocks.iter().map(|_| AtomicU32::new(0)).collect(),
+            keeping: AtomicBool::new(true),
             recent: Mutex::new(VecDeque::new()),
             recent_blocks: Mutex::new(VecDeque::new()),
             spare: Mutex::new(Spare::default()),
@@ -371,6 +376,17 @@ impl ColumnsFile {
         Ok(self.light_times(b)?[i])
     }
 
+    /// Keeps no more light times decoded from now on (what is kept stays until the reader
+    /// drops): the server's reader cache calls it on a reader it evicts or does not take.
+    pub fn stop_keeping(&self) {
+        self.keeping.store(false, Ordering::Relaxed);
+    }
+
+    /// Whether light times decoded from now on are kept ([`ColumnsFile::stop_keeping`]).
+    pub fn keeping(&self) -> bool {
+        self.keeping.load(Ordering::Relaxed)
+    }
+
     /// `_time` and dictionary ids of event `n`: from decoded columns if there are, else from
     /// its block's time and id columns alone (decoded once).
     pub fn indexed(&self, n: u32) -> Result<IndexedFields, StoreError> {
@@ -512,7 +528,7 @@ impl ColumnsFile {
 
     /// Decodes block `b`'s times (and ids when `ids` is given), checking the times against
     /// the block's range. Times alone come from the block's time prefix: even a dense term's
-    /// newest-first read ([`ColumnsFile::block_times`]) reads few of the events of most blocks
+    /// newest-first read ([`ColumnsFile::block_times_into`]) reads few of the events of most blocks
     /// whose times it takes (sparse `head 100` at 10 GB: 15.5–15.9 → 13.4–14.4 ms with the
     /// prefix, 14.9–15.4 when those blocks were decompressed whole).
     fn decode_light(&self, b: usize, ids: Option<&mut IdColumns>) -> Result<Vec<i64>, StoreError> {
@@ -558,7 +574,7 @@ impl ColumnsFile {
             let times = self.decode_light(b, Some(&mut ids))?;
             // The pass read the times too: keep them unless another thread already did.
             let bytes = times.capacity() * 8;
-            if kept.times.set(Ok(times)).is_ok() {
+            if self.keeping() && kept.times.set(Ok(times)).is_ok() {
                 self.keep(bytes);
             }
             self.keep(ids.iter().map(|c| c.capacity() * 4).sum());
@@ -570,19 +586,27 @@ impl ColumnsFile {
         }
     }
 
-    /// `_time` of every event of block `b`: from decoded columns if there are, else its time
-    /// column alone (decoded once, and kept).
-    pub fn block_times(&self, b: usize) -> Result<&[i64], StoreError> {
+    /// `_time` of every event of block `b` into `out` (replacing what it held): from decoded
+    /// columns if there are, else its time column alone (decoded once and kept while the
+    /// reader keeps, [`ColumnsFile::keeping`]; else decoded for the call).
+    pub fn block_times_into(&self, b: usize, out: &mut Vec<i64>) -> Result<(), StoreError> {
         self.check_block(b)?;
+        out.clear();
         if let Some(t) = self.held_times(b) {
-            return t;
+            out.extend_from_slice(t?);
+            return Ok(());
         }
         // Many events of the block are asked: later per-event lookups of its ids decode the
         // id columns once rather than walking the block for a first one.
         if let Some(t) = self.touched.get(b) {
             t.store(MANY, Ordering::Relaxed);
         }
-        self.light_times(b)
+        if self.keeping() {
+            out.extend_from_slice(self.light_times(b)?);
+        } else {
+            *out = self.decode_light(b, None)?;
+        }
+        Ok(())
     }
 
     /// The `_time`s of block `b` (which exists) when decoded columns or its kept times hold
@@ -619,23 +643,6 @@ impl ColumnsFile {
             Some(t) => Ok(f(t?)),
             None => Ok(f(&self.decode_light(b, None)?)),
         }
-    }
-
-    /// The events of block `b` (counted from its first) whose `_time` is below the previous
-    /// event's, found once per reader: between them the block's times ascend, so a
-    /// newest-first read takes each stretch's candidates in descending number order as they
-    /// come, without keying them all (`lode_search::scan::cursor::BlockOrder`). Most blocks
-    /// have none (a batch from one source), the others one or two (batches of two sources).
-    pub fn block_descents(&self, b: usize) -> Result<&[u32], StoreError> {
-        if let Some(d) = self.kept_if(b).and_then(|k| k.descents.get()) {
-            return Ok(d);
-        }
-        let times = self.block_times(b)?;
-        let descents: Box<[u32]> = (1..times.len())
-            .filter(|&i| times[i] < times[i - 1])
-            .map(|i| i as u32)
-            .collect();
-        Ok(self.kept_of(b)?.descents.get_or_init(|| descents))
     }
 
     /// Adds `bytes` kept for the life of the reader to [`ColumnsFile::kept_bytes`].

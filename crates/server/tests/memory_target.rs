@@ -1,0 +1,66 @@
+//! The process's memory target (`[search] process_memory_mb`): the two process-wide search
+//! caches keep within what it leaves them, down to a quarter of their budgets, and get their
+//! whole budgets back when the target allows it. A test binary of its own: the caches and the
+//! watcher are process-wide.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use lode_node::{Home, Node};
+use lode_server::AppState;
+use lode_store::memory;
+
+const MIB: u64 = 1024 * 1024;
+
+/// An app whose server.conf sets `[search] process_memory_mb = target_mb`.
+fn app_with_target(target_mb: u64) -> (tempfile::TempDir, AppState) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = Home::new(dir.path());
+    home.ensure_layout().expect("layout");
+    std::fs::write(
+        home.etc_local().join("server.conf"),
+        format!("[search]\nbucket_cache_mb = 128\nslice_cache_mb = 32\nprocess_memory_mb = {target_mb}\n"),
+    )
+    .expect("server.conf");
+    let node = Arc::new(Node::open(&home).expect("open node"));
+    let root = dir.path().join("var/lib/lode");
+    (dir, AppState::new(node, root))
+}
+
+/// Waits (at most a minute: the watcher looks four times a second) until the room is `want`.
+fn room_becomes(want: impl Fn(u64) -> bool) -> u64 {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let room = memory::room();
+        if want(room) || Instant::now() > deadline {
+            return room;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn caches_give_way_to_the_process_memory_target_and_take_it_back() {
+    // A 1 MiB target: the test process alone is far above it, so the caches get their floors.
+    let (_a, _app) = app_with_target(1);
+    let room = room_becomes(|r| r == 0);
+    assert_eq!(room, 0);
+    assert_eq!(lode_search::cache::global().budget(), 128 * MIB / 4);
+    assert_eq!(
+        lode_store::slice_cache::global().stats().budget,
+        32 * MIB / 4
+    );
+
+    // No target: whole budgets again.
+    let (_b, _app) = app_with_target(0);
+    let room = room_becomes(|r| r == memory::ROOM_WHOLE);
+    assert_eq!(room, memory::ROOM_WHOLE);
+    assert_eq!(lode_search::cache::global().budget(), 128 * MIB);
+    assert_eq!(lode_store::slice_cache::global().stats().budget, 32 * MIB);
+
+    // A roomy target (far above what this process holds): whole budgets too.
+    let (_c, _app) = app_with_target(64 * 1024);
+    std::thread::sleep(Duration::from_millis(600));
+    assert_eq!(memory::room(), memory::ROOM_WHOLE);
+    assert_eq!(lode_search::cache::global().budget(), 128 * MIB);
+}
