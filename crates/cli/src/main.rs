@@ -55,9 +55,23 @@ fn give_back_freed_memory() {
     }
 }
 
+/// Gives every whole free page of glibc's arenas back to the system now (see
+/// [`give_back_freed_memory`]); the store calls it where a roll or a merge has just let go of
+/// large buffers (`lode_store::memory::give_back`).
+#[allow(unsafe_code)] // See `limit_malloc_arenas`.
+fn trim_now() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free pages of glibc's arenas; it takes the arenas'
+    // locks itself and may be called from any thread at any time.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 fn main() {
     limit_malloc_arenas();
     give_back_freed_memory();
+    lode_store::memory::on_give_back(trim_now);
     let args = cli::Cli::parse();
     let filter = if args.verbose { "debug" } else { "warn" };
     use tracing_subscriber::layer::SubscriberExt;

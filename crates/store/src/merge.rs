@@ -79,7 +79,9 @@ pub fn merge(
     }
     std::fs::create_dir(&tmp).at(&tmp)?;
     let paths: Vec<PathBuf> = sources.iter().map(|s| s.path.clone()).collect();
-    let meta = match write_merged(&tmp, &paths, last, cancel) {
+    let written = write_merged(&tmp, &paths, last, cancel);
+    crate::memory::give_back();
+    let meta = match written {
         Ok(Some(m)) => m,
         Ok(None) => {
             std::fs::remove_dir_all(&tmp).at(&tmp)?;

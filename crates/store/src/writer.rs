@@ -577,6 +577,7 @@ fn roll_hot(dir: &Path, hot: Hot) -> Result<(), RollFailed> {
     // a search opening the hot directory from an older listing then finds the warm successor
     // (`open_bucket`) rather than meeting a stale index under a reused inode.
     drop(hot);
+    crate::memory::give_back();
     let removed = std::fs::remove_dir_all(&hot_dir)
         .at(&hot_dir)
         .and_then(|()| fsync_dir(dir));

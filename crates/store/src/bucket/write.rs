@@ -88,8 +88,10 @@ fn write_rest(
     write_file(&dir.join(COLUMNS_FILE), &buf)?;
     // Let the columns' bytes go before the terms, the roll's largest part.
     drop(buf);
+    crate::memory::give_back();
 
     write_terms(dir, terms, event_kinds(builder))?;
+    crate::memory::give_back();
 
     meta.write(dir)?;
     Ok(meta)
