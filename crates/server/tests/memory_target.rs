@@ -19,7 +19,10 @@ fn app_with_target(target_mb: u64) -> (tempfile::TempDir, AppState) {
     home.ensure_layout().expect("layout");
     std::fs::write(
         home.etc_local().join("server.conf"),
-        format!("[search]\nbucket_cache_mb = 128\nslice_cache_mb = 32\nprocess_memory_mb = {target_mb}\n"),
+        format!(
+            "[search]\nbucket_cache_mb = 128\nslice_cache_mb = 32\n\
+             process_memory_mb = {target_mb}\n"
+        ),
     )
     .expect("server.conf");
     let node = Arc::new(Node::open(&home).expect("open node"));

@@ -114,10 +114,11 @@ pub struct ColumnsFile {
     /// every block at open was most of opening a 10 GB corpus's buckets (super-sparse
     /// `head 100`).
     kept_blocks: Vec<OnceLock<Box<Kept>>>,
-    /// Whether the light times decoded for single blocks are kept for later reads: true at
-    /// open; false once the server's reader cache has let the reader go ([`stop_keeping`]),
-    /// as the searches still holding it read each block's times once and what it kept would
-    /// be memory no cache budget counts.
+    /// Whether the times [`ColumnsFile::block_times_into`] decodes (and the id pass's times)
+    /// are kept for later reads: true at open; false once the server's reader cache has let
+    /// the reader go ([`stop_keeping`]), as the searches still holding it read each block's
+    /// times once and what it kept would be memory no cache budget counts. (A block two of
+    /// whose events are asked one by one, [`ColumnsFile::time`], still keeps its times.)
     ///
     /// [`stop_keeping`]: ColumnsFile::stop_keeping
     keeping: AtomicBool,
@@ -376,8 +377,9 @@ impl ColumnsFile {
         Ok(self.light_times(b)?[i])
     }
 
-    /// Keeps no more light times decoded from now on (what is kept stays until the reader
-    /// drops): the server's reader cache calls it on a reader it evicts or does not take.
+    /// Keeps no more block times decoded for newest-first reads from now on (what is kept
+    /// stays until the reader drops): the server's reader cache calls it on a reader it evicts
+    /// or does not take.
     pub fn stop_keeping(&self) {
         self.keeping.store(false, Ordering::Relaxed);
     }
