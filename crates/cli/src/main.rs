@@ -36,17 +36,12 @@ const GIVE_BACK_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 /// Peak memory, alternated (session 34): `bench --scenario burst --size 1GB` 325 and 296 MB
 /// without, 273 and 262 MB with; `--size 3GB` 377 against 344 MB; the 1 GB ingest 248 and
 /// 257 against 228 and 242 MB, with 29.8 and 29.5 against 29.9 and 31.4 CPU-s.
-#[allow(unsafe_code)] // See `limit_malloc_arenas`.
 fn give_back_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         let trim = || loop {
             std::thread::sleep(GIVE_BACK_EVERY);
-            // SAFETY: malloc_trim only releases free pages of glibc's arenas; it takes the
-            // arenas' locks itself and may be called from any thread at any time.
-            unsafe {
-                libc::malloc_trim(0);
-            }
+            trim_now();
         };
         // Without the thread the process only keeps more memory: not a reason to fail.
         let _ = std::thread::Builder::new()

@@ -42,15 +42,8 @@ pub fn peak_rss_bytes() -> u64 {
 }
 
 fn status_kib(key: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with(key))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse().ok())
-        })
-        .unwrap_or(0)
+    use lode_store::memory::{own_status, status_kib};
+    own_status().and_then(|s| status_kib(&s, key)).unwrap_or(0)
 }
 
 /// I/O counters of this process (all threads) from `/proc/self/io`; zeros where unavailable.
@@ -104,15 +97,14 @@ impl IoCounters {
     }
 }
 
-/// Current resident set size of this process in bytes (VmRSS).
-pub fn rss_bytes() -> u64 {
-    status_kib("VmRSS:") * 1024
-}
-
-/// Resident memory of this process split by kind, bytes: anonymous (heap, stacks) and
-/// file-backed (the program's own code and data mapped from its file).
-pub fn rss_anon_and_file() -> (u64, u64) {
-    (status_kib("RssAnon:") * 1024, status_kib("RssFile:") * 1024)
+/// Resident memory of this process and its anonymous (heap, stacks) and file-backed (the
+/// program's own code and data mapped from its file) parts, bytes, from one reading (zeros
+/// where unavailable).
+pub fn rss_parts() -> (u64, u64, u64) {
+    use lode_store::memory::{own_status, status_kib};
+    let status = own_status().unwrap_or_default();
+    let bytes = |key| status_kib(&status, key).unwrap_or(0) * 1024;
+    (bytes("VmRSS:"), bytes("RssAnon:"), bytes("RssFile:"))
 }
 
 /// What the C allocator holds, bytes: in use by the program, free but kept in its arenas, and
@@ -213,7 +205,8 @@ mod tests {
         assert!(x > 0);
         assert!(super::peak_rss_bytes() > 0);
         assert!(super::cpu_seconds() >= 0.0);
-        assert!(super::rss_bytes() > 0);
+        let (rss, anon, _) = super::rss_parts();
+        assert!(rss > 0 && anon > 0 && anon <= rss, "{rss} {anon}");
         assert!(super::thread_cpu_seconds() <= super::cpu_seconds() + 0.01);
     }
 

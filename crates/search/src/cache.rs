@@ -187,9 +187,7 @@ impl BucketCache {
     /// Changes the budget, evicting down to it now (0 empties and disables the cache).
     pub fn set_budget(&self, budget_bytes: u64) {
         self.budget.store(budget_bytes, Ordering::Relaxed);
-        let budget = self.budget();
-        let mut g = self.lock();
-        evict_to(&mut g, budget);
+        self.keep_within();
     }
 
     /// The reader of the warm bucket at `path`: from the cache, or opened (and kept when it

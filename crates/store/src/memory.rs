@@ -194,10 +194,19 @@ pub fn give_back() {
 /// This process's resident memory (`VmRSS` of `/proc/self/status`), bytes; none where there is
 /// no such file.
 pub fn resident_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
+    Some(status_kib(&own_status()?, "VmRSS:")? * 1024)
+}
+
+/// The text of this process's `/proc/self/status`; none where there is no such file.
+pub fn own_status() -> Option<String> {
+    std::fs::read_to_string("/proc/self/status").ok()
+}
+
+/// The figure of `key` (with its colon, `"VmRSS:"`) in the text of a `/proc/<pid>/status`, in
+/// kB as the file gives it; none when the line is missing or bad.
+pub fn status_kib(status: &str, key: &str) -> Option<u64> {
+    let line = status.lines().find(|l| l.starts_with(key))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 #[cfg(test)]

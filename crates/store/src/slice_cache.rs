@@ -138,7 +138,7 @@ impl SliceCache {
     /// Sets the budget, evicting what no longer fits.
     pub fn set_budget(&self, budget: u64) {
         self.budget.store(budget, Ordering::Relaxed);
-        evict_to(&mut self.lock(), self.budget_now());
+        self.keep_within();
     }
 
     /// The budget now: the configured one, less what it gives way to.

@@ -101,7 +101,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
             let mut peak = CachesAtPeak::default();
             let mut trace = MemoryTrace::create(&home_dir.join(TRACE_FILE));
             while !done.load(Ordering::Acquire) {
-                let now = CachesAtPeak::now(sysstat::rss_bytes());
+                let now = CachesAtPeak::now();
                 trace.add(t0.elapsed().as_secs_f64(), &now);
                 if now.rss > peak.rss {
                     peak = now;
@@ -274,10 +274,10 @@ struct CachesAtPeak {
 }
 
 impl CachesAtPeak {
-    fn now(rss: u64) -> CachesAtPeak {
+    fn now() -> CachesAtPeak {
         let readers = lode_search::cache::global().stats();
         let (rolls_running, merges_running) = lode_store::memory::running();
-        let (rss_anon, rss_file) = sysstat::rss_anon_and_file();
+        let (rss, rss_anon, rss_file) = sysstat::rss_parts();
         CachesAtPeak {
             rss,
             reader_cache_bytes: readers.bytes,
