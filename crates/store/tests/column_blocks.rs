@@ -237,17 +237,20 @@ fn recently_read_blocks_are_bounded_by_events() {
     assert_eq!(cols.recent_blocks_held(), (64 * 1024 / per) as usize);
 }
 
+/// The `_time`s of the first `len` events of block `block` of [`warm_bucket`].
+fn times_of_block(block: u32, len: u32) -> Vec<i64> {
+    (0..len)
+        .map(|i| event((block * COLUMNS_BLOCK_EVENTS + i) as u64).time)
+        .collect()
+}
+
 #[test]
 fn block_times_are_kept_only_while_the_reader_keeps() {
     let dir = tempfile::tempdir().unwrap();
     let b = WarmBucket::open(&warm_bucket(dir.path())).unwrap();
     let cols = b.columns_file();
     let per = COLUMNS_BLOCK_EVENTS;
-    let want = |block: u32, len: u32| -> Vec<i64> {
-        (0..len)
-            .map(|i| event((block * per + i) as u64).time)
-            .collect()
-    };
+    let want = times_of_block;
     let mut times = vec![-1; 5];
     // A keeping reader (as opened) decodes block 0's times once and keeps them.
     assert!(cols.keeping());
@@ -273,4 +276,39 @@ fn block_times_are_kept_only_while_the_reader_keeps() {
     assert_eq!(cols.blocks_decoded(), 3);
     // A block beyond the file is an error, whether kept or not.
     assert!(b.block_times_into(3, &mut times).is_err());
+}
+
+#[test]
+fn a_reader_keeps_block_times_up_to_its_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = WarmBucket::open(&warm_bucket(dir.path())).unwrap();
+    let cols = b.columns_file();
+    let per = COLUMNS_BLOCK_EVENTS;
+    let want = times_of_block;
+    // Room for one block's times: block 0 is kept, block 1 decoded for each call.
+    cols.keep_times_within(8 * per as u64);
+    let mut times = Vec::new();
+    assert!(b.block_times_into(0, &mut times).unwrap());
+    assert_eq!(times, want(0, per));
+    assert_eq!(cols.blocks_kept(), 1);
+    let kept = cols.kept_bytes();
+    for _ in 0..2 {
+        assert!(b.block_times_into(1, &mut times).unwrap());
+        assert_eq!(times, want(1, per));
+    }
+    assert_eq!(cols.blocks_decoded(), 3);
+    assert_eq!(cols.blocks_kept(), 1);
+    assert_eq!(cols.kept_bytes(), kept);
+    // Still keeping (the id pass may), and block 0 answers from what it kept.
+    assert!(cols.keeping());
+    assert!(b.block_times_into(0, &mut times).unwrap());
+    assert_eq!(times, want(0, per));
+    assert_eq!(cols.blocks_decoded(), 3);
+    // More room: block 1 is kept from its next read on.
+    cols.keep_times_within(lode_store::columns::lazy::KEPT_TIMES_BYTES);
+    for _ in 0..2 {
+        assert!(b.block_times_into(1, &mut times).unwrap());
+    }
+    assert_eq!(cols.blocks_decoded(), 4);
+    assert_eq!(cols.blocks_kept(), 2);
 }

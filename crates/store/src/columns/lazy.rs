@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::bucket::IndexedFields;
@@ -43,6 +43,15 @@ fn touch_recent<T: ?Sized>(list: &Mutex<VecDeque<(usize, Arc<T>)>>, b: usize) ->
 /// With 1024-event blocks, 64 served the 10 GB service 270 and 280 searches/s against 251 and
 /// 260 with 16 (alternated, session 26).
 const RECENT_BLOCK_EVENTS: usize = 64 * 1024;
+
+/// Bytes of block times a reader keeps for newest-first reads ([`ColumnsFile::block_times_into`])
+/// until told otherwise ([`ColumnsFile::keep_times_within`]): 256 blocks of 1024 events, the
+/// newest quarter-million events of the bucket when its reads go newest first. Past it, a
+/// block's times are decoded for the call. Unbounded, a reader kept every block's times a
+/// search walked (24 MB for a merged bucket of 3 M events) until its next use from the cache
+/// re-measured it: in the 10 GB burst, readers held 100 MB of kept times at the heap's peak
+/// with the reader cache at its 32 MB floor (heaptrack, session 36).
+pub const KEPT_TIMES_BYTES: u64 = 2 << 20;
 
 /// At most this many of each kind of allocation in [`ColumnsFile::spare`]: one per thread of a
 /// batch search on the development machine's two cores.
@@ -114,14 +123,17 @@ pub struct ColumnsFile {
     /// every block at open was most of opening a 10 GB corpus's buckets (super-sparse
     /// `head 100`).
     kept_blocks: Vec<OnceLock<Box<Kept>>>,
-    /// Whether the times [`ColumnsFile::block_times_into`] decodes (and the id pass's times)
-    /// are kept for later reads: true at open; false once the server's reader cache has let
-    /// the reader go ([`stop_keeping`]), as the searches still holding it read each block's
-    /// times once and what it kept would be memory no cache budget counts. (A block two of
-    /// whose events are asked one by one, [`ColumnsFile::time`], still keeps its times.)
+    /// Bytes of the times [`ColumnsFile::block_times_into`] decodes that are kept for later
+    /// reads ([`KEPT_TIMES_BYTES`] at open); 0 once the server's reader cache has let the
+    /// reader go ([`stop_keeping`]), as the searches still holding it read each block's times
+    /// once and what it kept would be memory no cache budget counts. The id pass keeps its
+    /// times while this is not 0. (A block two of whose events are asked one by one,
+    /// [`ColumnsFile::time`], still keeps its times.)
     ///
     /// [`stop_keeping`]: ColumnsFile::stop_keeping
-    keeping: AtomicBool,
+    keep_times: AtomicU64,
+    /// Bytes of times [`ColumnsFile::block_times_into`] has kept.
+    times_kept: AtomicU64,
     /// Which events of each block were asked of [`ColumnsFile::time`] or
     /// [`ColumnsFile::indexed`]: 0 none, `pos + 1` only that one, [`MANY`] more. One event is
     /// answered by walking the block without keeping anything; a second one decodes the
@@ -184,7 +196,8 @@ impl ColumnsFile {
             blocks_len,
             kept_blocks: head.blocks.iter().map(|_| OnceLock::new()).collect(),
             touched: head.blocks.iter().map(|_| AtomicU32::new(0)).collect(),
-            keeping: AtomicBool::new(true),
+            keep_times: AtomicU64::new(KEPT_TIMES_BYTES),
+            times_kept: AtomicU64::new(0),
             recent: Mutex::new(VecDeque::new()),
             recent_blocks: Mutex::new(VecDeque::new()),
             spare: Mutex::new(Spare::default()),
@@ -381,12 +394,18 @@ impl ColumnsFile {
     /// stays until the reader drops): the server's reader cache calls it on a reader it evicts
     /// or does not take.
     pub fn stop_keeping(&self) {
-        self.keeping.store(false, Ordering::Relaxed);
+        self.keep_times.store(0, Ordering::Relaxed);
     }
 
-    /// Whether light times decoded from now on are kept ([`ColumnsFile::stop_keeping`]).
+    /// Whether light times decoded from now on may be kept ([`ColumnsFile::stop_keeping`]).
     pub fn keeping(&self) -> bool {
-        self.keeping.load(Ordering::Relaxed)
+        self.keep_times.load(Ordering::Relaxed) > 0
+    }
+
+    /// Keeps at most `bytes` of block times for newest-first reads ([`KEPT_TIMES_BYTES`] from
+    /// the open; what is kept already stays). 0 is [`ColumnsFile::stop_keeping`].
+    pub fn keep_times_within(&self, bytes: u64) {
+        self.keep_times.store(bytes, Ordering::Relaxed);
     }
 
     /// `_time` and dictionary ids of event `n`: from decoded columns if there are, else from
@@ -590,7 +609,8 @@ impl ColumnsFile {
 
     /// `_time` of every event of block `b` into `out` (replacing what it held): from decoded
     /// columns if there are, else its time column alone (decoded once and kept while the
-    /// reader keeps, [`ColumnsFile::keeping`]; else decoded for the call).
+    /// reader keeps and has kept less than it may, [`ColumnsFile::keep_times_within`]; else
+    /// decoded for the call).
     pub fn block_times_into(&self, b: usize, out: &mut Vec<i64>) -> Result<(), StoreError> {
         self.check_block(b)?;
         out.clear();
@@ -603,8 +623,12 @@ impl ColumnsFile {
         if let Some(t) = self.touched.get(b) {
             t.store(MANY, Ordering::Relaxed);
         }
-        if self.keeping() {
-            out.extend_from_slice(self.light_times(b)?);
+        let kept = self.times_kept.load(Ordering::Relaxed);
+        if kept < self.keep_times.load(Ordering::Relaxed) {
+            let times = self.light_times(b)?;
+            self.times_kept
+                .fetch_add(times.len() as u64 * 8, Ordering::Relaxed);
+            out.extend_from_slice(times);
         } else {
             *out = self.decode_light(b, None)?;
         }
