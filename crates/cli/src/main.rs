@@ -32,7 +32,9 @@ const GIVE_BACK_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// glibc returns freed memory to the system only from the top of each arena, so the pages a
 /// roll's index, a merge or a search let go in the middle of an arena stay resident until
-/// reused. A thread asks glibc once a second to return every whole free page (`malloc_trim`).
+/// reused. A thread asks glibc once a second to return every whole free page (`malloc_trim`)
+/// when at least `FREED_WORTH_GIVING_BACK` of freed memory is resident (the memory watcher
+/// does the same more often while the process is over its target).
 /// Peak memory, alternated (session 34): `bench --scenario burst --size 1GB` 325 and 296 MB
 /// without, 273 and 262 MB with; `--size 3GB` 377 against 344 MB; the 1 GB ingest 248 and
 /// 257 against 228 and 242 MB, with 29.8 and 29.5 against 29.9 and 31.4 CPU-s.
@@ -41,7 +43,7 @@ fn give_back_freed_memory() {
     {
         let trim = || loop {
             std::thread::sleep(GIVE_BACK_EVERY);
-            trim_now();
+            lode_store::memory::give_back_from(lode_store::memory::FREED_WORTH_GIVING_BACK);
         };
         // Without the thread the process only keeps more memory: not a reason to fail.
         let _ = std::thread::Builder::new()
@@ -67,6 +69,10 @@ fn main() {
     limit_malloc_arenas();
     give_back_freed_memory();
     lode_store::memory::on_give_back(trim_now);
+    lode_store::memory::on_heap_in_use(|| {
+        let heap = sysstat::heap();
+        heap.in_use + heap.mapped
+    });
     let args = cli::Cli::parse();
     let filter = if args.verbose { "debug" } else { "warn" };
     use tracing_subscriber::layer::SubscriberExt;

@@ -32,7 +32,21 @@ fn burst_ingests_every_event_and_reports_its_searches_and_memory() {
     for kind in report["searches"].as_array().unwrap() {
         assert_eq!(kind["errors"], 0, "{kind}");
     }
-    assert!(report["peak_rss_mb"].as_f64().unwrap() > 0.0);
+    let peak_mb = report["peak_rss_mb"].as_f64().unwrap();
+    assert!(peak_mb > 0.0);
+    // Percentiles of the samples: ascending, none above the peak.
+    let ps: Vec<f64> = report["rss_percentiles_mb"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_f64().unwrap())
+        .collect();
+    assert_eq!(ps.len(), 3, "{report}");
+    assert!(
+        ps[0] > 0.0 && ps[0] <= ps[1] && ps[1] <= ps[2] && ps[2] <= peak_mb,
+        "{report}"
+    );
+    assert!(report["give_backs"].is_u64() && report["give_back_ms"].as_f64().unwrap() >= 0.0);
     let peak = &report["caches_at_peak"];
     assert!(peak["rss"].as_u64().unwrap() > 0, "{peak}");
     // What ran at the peak: counts of rolls and merges (none or some).

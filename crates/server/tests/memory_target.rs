@@ -1,8 +1,10 @@
-//! The process's memory target (`[search] process_memory_mb`): the two process-wide search
-//! caches keep within what it leaves them, down to a quarter of their budgets, and get their
-//! whole budgets back when the target allows it. A test binary of its own: the caches and the
-//! watcher are process-wide.
+//! The process's memory target (`[search] process_memory_mb`): while the process is over it,
+//! freed memory still resident is given back and the two process-wide search caches keep within what it
+//! leaves them, down to a quarter of their budgets; they get their whole budgets back when the
+//! target allows it. A test binary of its own: the caches, the watcher and the give-back
+//! function are process-wide.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -42,12 +44,50 @@ fn room_becomes(want: impl Fn(u64) -> bool) -> u64 {
     }
 }
 
+/// Calls of the give-back function registered below.
+static GIVEN_BACK: AtomicU64 = AtomicU64::new(0);
+
+fn count_give_back() {
+    GIVEN_BACK.fetch_add(1, Ordering::Relaxed);
+}
+
+/// What the registered allocator reader says is in use: 0 makes all the anonymous resident
+/// memory freed memory, `u64::MAX` none of it.
+static IN_USE: AtomicU64 = AtomicU64::new(0);
+
+fn in_use() -> u64 {
+    IN_USE.load(Ordering::Relaxed)
+}
+
+/// Give-backs over `ms` milliseconds.
+fn given_back_over(ms: u64) -> u64 {
+    let before = GIVEN_BACK.load(Ordering::Relaxed);
+    std::thread::sleep(Duration::from_millis(ms));
+    GIVEN_BACK.load(Ordering::Relaxed) - before
+}
+
 #[test]
 fn caches_give_way_to_the_process_memory_target_and_take_it_back() {
+    memory::on_give_back(count_give_back);
+    memory::on_heap_in_use(in_use);
+    // Resident memory the reader above calls freed: more than is worth giving back.
+    let ballast = vec![1u8; 2 * memory::FREED_WORTH_GIVING_BACK as usize];
     // A 1 MiB target: the test process alone is far above it, so the caches get their floors.
     let (_a, _app) = app_with_target(1);
     let room = room_becomes(|r| r == 0);
     assert_eq!(room, 0);
+    // Over the target, the watcher gives freed memory back at each look...
+    let over = given_back_over(600);
+    assert!(over >= 2, "{over} give-backs in 600 ms over the target");
+    assert_eq!(memory::given_back().0, GIVEN_BACK.load(Ordering::Relaxed));
+    // ... while enough of it is resident.
+    IN_USE.store(u64::MAX, Ordering::Relaxed);
+    given_back_over(300);
+    assert_eq!(given_back_over(600), 0);
+    assert_eq!(memory::room(), 0);
+    IN_USE.store(0, Ordering::Relaxed);
+    assert!(memory::give_back_from(memory::FREED_WORTH_GIVING_BACK));
+    drop(ballast);
     assert_eq!(lode_search::cache::global().budget(), 128 * MIB / 4);
     assert_eq!(
         lode_store::slice_cache::global().stats().budget,
@@ -66,4 +106,8 @@ fn caches_give_way_to_the_process_memory_target_and_take_it_back() {
     std::thread::sleep(Duration::from_millis(600));
     assert_eq!(memory::room(), memory::ROOM_WHOLE);
     assert_eq!(lode_search::cache::global().budget(), 128 * MIB);
+    // Within the target, the watcher gives nothing back.
+    let before = GIVEN_BACK.load(Ordering::Relaxed);
+    std::thread::sleep(Duration::from_millis(600));
+    assert_eq!(GIVEN_BACK.load(Ordering::Relaxed), before);
 }

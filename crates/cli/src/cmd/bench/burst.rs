@@ -58,6 +58,14 @@ struct Report {
     ingest_mb_per_s_per_core: f64,
     avg_cpu_pct: f64,
     peak_rss_mb: f64,
+    /// Percentiles 50, 90 and 99 of the sampled resident memory, MB: a peak is one sample, and
+    /// these say how often the process came near it.
+    rss_percentiles_mb: [f64; 3],
+    /// Times freed memory was given back to the system (`lode_store::memory::give_back`:
+    /// after rolls and merges, once a second, and at each look of the memory watcher while the
+    /// process is over its target) and the milliseconds that took in all.
+    give_backs: u64,
+    give_back_ms: f64,
     /// What the search caches held at the highest sampled RSS.
     caches_at_peak: CachesAtPeak,
     io: IoCounters,
@@ -96,19 +104,22 @@ pub fn run(args: &BenchArgs) -> CliResult {
     let cpu0 = sysstat::cpu_seconds();
     let t0 = Instant::now();
     let going = || !done.load(Ordering::Acquire);
-    let (ingest, runs, peak_sampled) = std::thread::scope(|s| {
+    let given0 = lode_store::memory::given_back();
+    let (ingest, runs, (peak_sampled, mut samples)) = std::thread::scope(|s| {
         let sampler = s.spawn(|| {
             let mut peak = CachesAtPeak::default();
+            let mut all = Vec::new();
             let mut trace = MemoryTrace::create(&home_dir.join(TRACE_FILE));
             while !done.load(Ordering::Acquire) {
                 let now = CachesAtPeak::now();
                 trace.add(t0.elapsed().as_secs_f64(), &now);
+                all.push(now.rss);
                 if now.rss > peak.rss {
                     peak = now;
                 }
                 std::thread::sleep(SAMPLE_EVERY);
             }
-            peak
+            (peak, all)
         });
         let searchers: Vec<_> = (0..4)
             .map(|i| {
@@ -134,6 +145,13 @@ pub fn run(args: &BenchArgs) -> CliResult {
     let seconds = t0.elapsed().as_secs_f64().max(1e-9);
     let cpu = sysstat::cpu_seconds() - cpu0;
     let io = IoCounters::now().since(&io0);
+    let given = lode_store::memory::given_back();
+    samples.sort_unstable();
+    let percentile = |p: usize| {
+        samples
+            .get((samples.len() * p / 100).min(samples.len().saturating_sub(1)))
+            .map_or(0.0, |&b| b as f64 / 1e6)
+    };
     ingest?;
     server.stop()?;
     std::fs::remove_dir_all(&corpus).ok();
@@ -157,6 +175,9 @@ pub fn run(args: &BenchArgs) -> CliResult {
         ingest_mb_per_s_per_core: mb / cpu.max(1e-9),
         avg_cpu_pct: 100.0 * cpu / seconds,
         peak_rss_mb: peak_sampled.rss.max(sysstat::peak_rss_bytes()) as f64 / 1e6,
+        rss_percentiles_mb: [percentile(50), percentile(90), percentile(99)],
+        give_backs: given.0 - given0.0,
+        give_back_ms: (given.1 - given0.1) as f64 / 1e6,
         caches_at_peak: peak_sampled,
         io,
         io_read_syscalls_per_s: io.syscr as f64 / seconds,
@@ -380,6 +401,14 @@ fn print_report(r: &Report) {
         c.heap.in_use as f64 / 1e6,
         c.heap.free_kept as f64 / 1e6,
         c.heap.mapped as f64 / 1e6
+    );
+    let [p50, p90, p99] = r.rss_percentiles_mb;
+    println!(
+        "  resident memory sampled every {} ms: p50 {p50:.0} MB, p90 {p90:.0} MB, p99 {p99:.0} MB; \
+         freed memory given back {} times ({:.0} ms in all)",
+        SAMPLE_EVERY.as_millis(),
+        r.give_backs,
+        r.give_back_ms
     );
     println!(
         "  disk i/o: {:.0} read + {:.0} write syscalls/s; {:.1} MB/s read, {:.1} MB/s written",
