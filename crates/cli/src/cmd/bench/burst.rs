@@ -61,9 +61,10 @@ struct Report {
     /// Percentiles 50, 90 and 99 of the sampled resident memory, MB: a peak is one sample, and
     /// these say how often the process came near it.
     rss_percentiles_mb: [f64; 3],
-    /// Times freed memory was given back to the system (`lode_store::memory::give_back`:
-    /// after rolls and merges, once a second, and at each look of the memory watcher while the
-    /// process is over its target) and the milliseconds that took in all.
+    /// Times freed memory was given back to the system (`lode_store::memory::give_back`: after
+    /// rolls and merges; once a second, and at each look of the memory watcher while the
+    /// process is over its target, when enough of it is resident) and the milliseconds that
+    /// took in all.
     give_backs: u64,
     give_back_ms: f64,
     /// What the search caches held at the highest sampled RSS.
