@@ -37,6 +37,9 @@ pub const LOCK_FILE: &str = "writer.lock";
 
 /// Write-ahead log of a hot bucket.
 pub const WAL_FILE: &str = "wal.log";
+/// A hot bucket's journal frames as they are compressed, so that they are not held in memory
+/// (not durable: the WAL is; see `bucket::hot::FramesFile`).
+pub const HOT_FRAMES_FILE: &str = "frames.hot";
 /// Compressed raw journal: independently compressed zstd slices.
 pub const JOURNAL_FILE: &str = "journal.zst";
 /// Slice table: where each journal slice starts, its lengths and checksum.

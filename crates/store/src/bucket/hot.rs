@@ -15,7 +15,7 @@
 //! (postings only ever grow at the end).
 
 use std::collections::HashMap;
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 
@@ -27,7 +27,7 @@ use crate::bucket::journal::{compress_held, train_and_compress};
 use crate::bucket::{read_events_with, BucketRead, EventView, IndexedFields, SliceSource};
 use crate::columns::{Column, Columns, EventColumns};
 use crate::consts::{
-    JOURNAL_DICT_MIN_BYTES, JOURNAL_DICT_REUSE, JOURNAL_DICT_TRAIN_BYTES, WAL_FILE,
+    HOT_FRAMES_FILE, JOURNAL_DICT_MIN_BYTES, JOURNAL_DICT_REUSE, JOURNAL_DICT_TRAIN_BYTES, WAL_FILE,
 };
 use crate::dctx::NearSlot;
 use crate::error::{IoContext, StoreError};
@@ -43,13 +43,95 @@ pub(crate) enum HotSlice {
     /// is trained on them).
     Raw(Arc<[u8]>),
     /// Its journal frame: compressed once, with the bucket's dictionary when it has one, and
-    /// copied as is into `journal.zst` by the roll.
+    /// copied as is into `journal.zst` by the roll. Held in memory where the bucket has no
+    /// frames file (a WAL replay) or writing to it failed.
     Frame {
         /// Uncompressed length.
         ulen: u32,
         /// zstd frame.
         data: Arc<[u8]>,
     },
+    /// Its journal frame, in the bucket's frames file ([`HOT_FRAMES_FILE`]).
+    Stored {
+        /// Uncompressed length.
+        ulen: u32,
+        /// Compressed length.
+        clen: u32,
+        /// Where it starts in the file.
+        at: u64,
+    },
+}
+
+/// A hot bucket's journal frames, appended to [`HOT_FRAMES_FILE`] in its directory as they are
+/// compressed so that they are not held in memory (a full 128 MB bucket's are ~15 MB, and at a
+/// roll both the rolling bucket's and the next one's are there). Only the writer's index has
+/// one; the file is not durable and not needed for recovery (the WAL is), and it goes with the
+/// hot directory.
+pub(crate) struct FramesFile {
+    file: Arc<std::fs::File>,
+    /// Bytes written.
+    len: u64,
+    /// A write failed: later frames stay in memory (those written stay readable).
+    failed: bool,
+}
+
+impl FramesFile {
+    /// Creates the frames file of hot directory `dir`, a new one: a file left there (by an
+    /// earlier writer of the bucket, whose snapshots may still read it) is unlinked, not
+    /// overwritten.
+    fn create(dir: &Path) -> std::io::Result<FramesFile> {
+        let path = dir.join(HOT_FRAMES_FILE);
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(path)?;
+        Ok(FramesFile {
+            file: Arc::new(file),
+            len: 0,
+            failed: false,
+        })
+    }
+
+    /// Appends `frame`; returns where it starts.
+    fn append(&mut self, frame: &[u8]) -> std::io::Result<u64> {
+        let at = self.len;
+        self.file.write_all_at(frame, at)?;
+        self.len += frame.len() as u64;
+        Ok(at)
+    }
+}
+
+/// The bytes of a completed hot slice as [`read_slice`] gives them.
+pub(crate) enum SliceBytes<'b> {
+    /// Held back uncompressed.
+    Raw(&'b [u8]),
+    /// Its journal frame, and its uncompressed length.
+    Frame(u32, &'b [u8]),
+}
+
+/// The bytes of `slice`: in memory, or read from the frames `file` into `buf` (resized to them).
+pub(crate) fn read_slice<'b>(
+    slice: &'b HotSlice,
+    file: Option<&std::fs::File>,
+    buf: &'b mut Vec<u8>,
+) -> std::io::Result<SliceBytes<'b>> {
+    match slice {
+        HotSlice::Raw(raw) => Ok(SliceBytes::Raw(raw)),
+        HotSlice::Frame { ulen, data } => Ok(SliceBytes::Frame(*ulen, data)),
+        HotSlice::Stored { ulen, clen, at } => {
+            let file = file.ok_or_else(|| {
+                std::io::Error::new(std::io::ErrorKind::NotFound, "no hot frames file")
+            })?;
+            buf.resize(*clen as usize, 0);
+            file.read_exact_at(buf, *at)?;
+            Ok(SliceBytes::Frame(*ulen, buf))
+        }
+    }
 }
 
 /// A hot bucket's trained journal dictionary.
@@ -75,8 +157,10 @@ pub(crate) struct SharedSlices {
     list: Vec<HotSlice>,
     /// Uncompressed bytes of the raw slices held back.
     held_bytes: usize,
-    /// Bytes of every slice in `list` (raw or compressed).
+    /// Bytes of memory of the slices in `list` (raw, or frames not in the file).
     bytes: usize,
+    /// Where frames go, when the index has a file for them.
+    file: Option<FramesFile>,
     /// Once trained: the dictionary and a compressor with it.
     trained: Option<(Arc<HotDict>, zstd::bulk::Compressor<'static>)>,
     /// The previous bucket's dictionary, taken instead of training one (see
@@ -111,6 +195,49 @@ impl SharedSlices {
         &self.list
     }
 
+    /// The frames file, when frames are kept there.
+    pub fn file(&self) -> Option<&Arc<std::fs::File>> {
+        self.file.as_ref().map(|f| &f.file)
+    }
+
+    /// Keeps the frames of this bucket in a file of hot directory `dir` from now on. Where the
+    /// file cannot be created they stay in memory.
+    fn keep_frames_in(&mut self, dir: &Path) {
+        match FramesFile::create(dir) {
+            Ok(f) => self.file = Some(f),
+            Err(e) => tracing::warn!(
+                dir = %dir.display(),
+                error = %e,
+                "cannot create the hot frames file; keeping journal frames in memory"
+            ),
+        }
+    }
+
+    /// The slice entry of a frame of `ulen` uncompressed bytes: written to the file if there is
+    /// one, else (or if writing fails, after which frames stay in memory) held.
+    fn frame(&mut self, ulen: u32, data: Vec<u8>) -> HotSlice {
+        if let Some(f) = self.file.as_mut().filter(|f| !f.failed) {
+            match f.append(&data) {
+                Ok(at) => {
+                    return HotSlice::Stored {
+                        ulen,
+                        clen: data.len() as u32,
+                        at,
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot write the hot frames file; keeping journal frames in memory");
+                    f.failed = true;
+                }
+            }
+        }
+        self.bytes += data.len();
+        HotSlice::Frame {
+            ulen,
+            data: data.into(),
+        }
+    }
+
     /// The trained dictionary; `None` while the first slices are held back raw.
     pub fn dict(&self) -> Option<&Arc<HotDict>> {
         self.trained.as_ref().map(|(d, _)| d)
@@ -124,7 +251,7 @@ impl SharedSlices {
             .iter()
             .filter_map(|s| match s {
                 HotSlice::Raw(r) => Some(r.clone()),
-                HotSlice::Frame { .. } => None,
+                HotSlice::Frame { .. } | HotSlice::Stored { .. } => None,
             })
             .collect();
         let (dict, comp, frames) = match self.inherit.take() {
@@ -145,12 +272,8 @@ impl SharedSlices {
         };
         // Every slice was held back raw: each becomes its frame.
         self.bytes = 0;
-        for ((s, r), data) in self.list.iter_mut().zip(&raw).zip(frames) {
-            self.bytes += data.len();
-            *s = HotSlice::Frame {
-                ulen: r.len() as u32,
-                data: data.into(),
-            };
+        for (i, (r, data)) in raw.iter().zip(frames).enumerate() {
+            self.list[i] = self.frame(r.len() as u32, data);
         }
         self.trained = Some((dict, comp));
         self.held_bytes = 0;
@@ -170,11 +293,8 @@ impl SliceSink for SharedSlices {
         match &mut self.trained {
             Some((_, comp)) => {
                 let data = comp.compress(raw).map_err(hot_io)?;
-                self.bytes += data.len();
-                self.list.push(HotSlice::Frame {
-                    ulen: raw.len() as u32,
-                    data: data.into(),
-                });
+                let slice = self.frame(raw.len() as u32, data);
+                self.list.push(slice);
             }
             None => {
                 self.list.push(HotSlice::Raw(raw.into()));
@@ -271,7 +391,8 @@ impl Registration {
     pub fn new(path: &Path, id: u64, prev: Option<&HotDict>) -> Result<Registration, StoreError> {
         let md = std::fs::metadata(path).at(path)?;
         let key = (md.dev(), md.ino(), id);
-        let slices = SharedSlices::starting_with(prev);
+        let mut slices = SharedSlices::starting_with(prev);
+        slices.keep_frames_in(path);
         let index = Arc::new(RwLock::new(HotIndex::new(id, slices)));
         let mut map = registry().lock().unwrap_or_else(|p| p.into_inner());
         map.retain(|_, w| w.strong_count() > 0);
@@ -413,6 +534,8 @@ pub struct HotBucket {
     cols: HotColumns,
     /// Completed slices.
     slices: Vec<HotSlice>,
+    /// The file their [`HotSlice::Stored`] frames are in.
+    frames: Option<Arc<std::fs::File>>,
     /// The dictionary of their frames, once trained.
     dict: Option<Arc<HotDict>>,
     /// The slice being filled, uncompressed.
@@ -444,6 +567,7 @@ impl HotBucket {
         let meta = ix.builder.snapshot_meta();
         let cols = HotColumns::of(&ix.builder);
         let slices = ix.slices.list.clone();
+        let frames = ix.slices.file().cloned();
         let dict = ix.slices.dict().cloned();
         let current: Arc<[u8]> = ix.builder.current_slice().into();
         drop(ix);
@@ -452,6 +576,7 @@ impl HotBucket {
             meta,
             cols,
             slices,
+            frames,
             dict,
             current,
             index,
@@ -576,6 +701,8 @@ pub(crate) struct HotScratch<'a> {
     loaded: Option<(u32, bool)>,
     out: Vec<u8>,
     near: NearSlot<'a>,
+    /// The compressed frame last read from the frames file.
+    frame: Vec<u8>,
 }
 
 impl SliceSource for HotBucket {
@@ -590,18 +717,21 @@ impl SliceSource for HotBucket {
             .slices
             .get(i)
             .ok_or_else(|| StoreError::corrupt(&self.path, format!("no slice {n}")))?;
-        let (ulen, data) = match hs {
-            HotSlice::Raw(raw) => return Ok(raw),
-            HotSlice::Frame { ulen, data } => (*ulen, data),
-        };
-        let len = ulen as usize;
-        match s.loaded {
-            Some((m, true)) if m == n => return Ok(s.near.output(len)),
-            Some((m, false)) if m == n => return Ok(&s.out),
-            _ => {}
+        let bad = |r: String| StoreError::corrupt(&self.path, format!("hot slice {n}: {r}"));
+        if let HotSlice::Frame { ulen, .. } | HotSlice::Stored { ulen, .. } = hs {
+            match s.loaded {
+                Some((m, true)) if m == n => return Ok(s.near.output(*ulen as usize)),
+                Some((m, false)) if m == n => return Ok(&s.out),
+                _ => {}
+            }
         }
         s.loaded = None;
-        let bad = |r: String| StoreError::corrupt(&self.path, format!("hot slice {n}: {r}"));
+        let read = read_slice(hs, self.frames.as_deref(), &mut s.frame);
+        let (len, data) = match read {
+            Ok(SliceBytes::Raw(raw)) => return Ok(raw),
+            Ok(SliceBytes::Frame(ulen, data)) => (ulen as usize, data),
+            Err(e) => return Err(StoreError::io(self.path.join(HOT_FRAMES_FILE), e)),
+        };
         let ddict = self.dict.as_ref().and_then(|d| d.ddict.as_ref());
         if let Some(near) = ddict.and_then(|d| s.near.for_frame(d, len)) {
             let got = near.decompress(data, len).map_err(bad)?;
@@ -680,6 +810,7 @@ impl BucketRead for HotBucket {
                 loaded: None,
                 out: Vec::new(),
                 near: NearSlot::new(&mut Vec::new()),
+                frame: Vec::new(),
             },
             ids,
             f,
@@ -799,20 +930,52 @@ mod tests {
         assert!(SharedSlices::starting_with(None).inherit.is_none());
     }
 
+    /// Where the frames of a hot index are: in its frames file, in memory where it has none,
+    /// and in memory where the file cannot be made.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum FramesAt {
+        File,
+        Memory,
+        NoFile,
+    }
+
     /// Held-back slices are searched raw; once the dictionary is trained every slice is a frame
     /// searched with it; the roll copies those frames into the journal byte for byte, with the
-    /// same dictionary.
+    /// same dictionary. Frames in the frames file take no memory of the index.
     #[test]
     fn slices_are_compressed_once_and_searchable_throughout() {
+        for at in [FramesAt::File, FramesAt::Memory, FramesAt::NoFile] {
+            compressed_once(at);
+        }
+    }
+
+    fn compressed_once(at: FramesAt) {
         let dir = tempfile::tempdir().unwrap();
         let hot_path = dir.path().join("hot_v1_7");
-        let index: SharedIndex = Arc::new(RwLock::new(HotIndex::new(7, SharedSlices::default())));
+        let mut slices = SharedSlices::default();
+        match at {
+            FramesAt::File => {
+                std::fs::create_dir(&hot_path).unwrap();
+                slices.keep_frames_in(&hot_path);
+            }
+            FramesAt::NoFile => slices.keep_frames_in(&hot_path),
+            FramesAt::Memory => {}
+        }
+        let index: SharedIndex = Arc::new(RwLock::new(HotIndex::new(7, slices)));
         let mut n = 0u64;
         let push_until = |n: &mut u64, done: &dyn Fn(&HotIndex) -> bool| {
             let mut ix = index.write().unwrap();
             while !done(&ix) {
                 ix.push(&event(*n)).unwrap();
                 *n += 1;
+            }
+        };
+        let frame_of = |ix: &HotIndex, s: &HotSlice| -> (u32, Vec<u8>) {
+            let mut buf = Vec::new();
+            let file = ix.slices.file().map(|f| &**f);
+            match read_slice(s, file, &mut buf).unwrap() {
+                SliceBytes::Frame(ulen, data) => (ulen, data.to_vec()),
+                SliceBytes::Raw(_) => panic!("a raw slice after training"),
             }
         };
 
@@ -837,17 +1000,17 @@ mod tests {
             let ix = index.read().unwrap();
             let d = ix.slices.dict().unwrap();
             assert!(!d.bytes.is_empty(), "training failed");
-            assert!(ix
-                .slices
-                .list()
-                .iter()
-                .all(|s| matches!(s, HotSlice::Frame { .. })));
+            let in_file = ix.slices.list().iter().all(|s| match s {
+                HotSlice::Stored { .. } => true,
+                HotSlice::Frame { .. } => false,
+                HotSlice::Raw(_) => panic!("a raw slice after training"),
+            });
+            assert_eq!(in_file, at == FramesAt::File, "{at:?}");
+            // The index's memory holds the frames only where they are not in the file.
+            assert_eq!(ix.slices.bytes == 0, in_file, "{at:?}");
             let lens: Vec<usize> = ix.slices.list()[..trained_at]
                 .iter()
-                .map(|s| match s {
-                    HotSlice::Frame { ulen, .. } => *ulen as usize,
-                    HotSlice::Raw(_) => unreachable!(),
-                })
+                .map(|s| frame_of(&ix, s).0 as usize)
                 .collect();
             // Trained on the slices a warm write holds back: the first ones reaching the
             // training bytes.
@@ -867,12 +1030,9 @@ mod tests {
         let table = b.journal_table().unwrap();
         assert_eq!(table.slices.len(), hot.len() + 1);
         for (e, s) in table.slices.iter().zip(hot) {
-            let HotSlice::Frame { ulen, data } = s else {
-                unreachable!()
-            };
             let mut got = vec![0; e.clen as usize];
             b.journal_file().read_exact_at(&mut got, e.offset).unwrap();
-            assert_eq!((e.ulen, &got[..]), (*ulen, &data[..]));
+            assert_eq!((e.ulen, got), frame_of(&ix, s));
         }
         assert_eq!(
             table.dicts.dicts,
@@ -904,6 +1064,77 @@ mod tests {
             std::fs::read(&path).unwrap(),
             std::fs::read(warm.join(JOURNAL_FILE)).unwrap()
         );
+    }
+
+    /// A new index of the same hot directory (the bucket reopened in this process) makes a new
+    /// frames file: snapshots of the earlier index still read theirs. After a failed write the
+    /// index keeps later frames in memory and still reads those it wrote.
+    #[test]
+    fn frames_stay_readable_across_a_reopen_and_a_failed_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let hot_path = dir.path().join("hot_v1_7");
+        std::fs::create_dir(&hot_path).unwrap();
+        let filled = |from: u64| {
+            let mut slices = SharedSlices::default();
+            slices.keep_frames_in(&hot_path);
+            let index: SharedIndex = Arc::new(RwLock::new(HotIndex::new(7, slices)));
+            let mut n = from;
+            {
+                let mut ix = index.write().unwrap();
+                while ix.slices.list().len() < 4
+                    || !matches!(ix.slices.list().last(), Some(HotSlice::Stored { .. }))
+                {
+                    ix.push(&event(n)).unwrap();
+                    n += 1;
+                }
+            }
+            (index, n)
+        };
+        let (first, n) = filled(0);
+        let before = HotBucket::snapshot(&hot_path, first.clone());
+        let read_all = |b: &HotBucket| {
+            let mut raws = Vec::new();
+            b.read_events(&mut (0..b.n()), &mut |v| {
+                raws.push(v.raw.to_string());
+                true
+            })
+            .unwrap();
+            raws
+        };
+        let (second, m) = filled(1_000_000);
+        assert_eq!(read_all(&before), expected(n).0);
+        let want: Vec<String> = (1_000_000..m).map(|i| event(i).raw).collect();
+        assert_eq!(
+            read_all(&HotBucket::snapshot(&hot_path, second.clone())),
+            want
+        );
+
+        // A failed write: the frames after it are held in memory.
+        let stored = {
+            let mut ix = second.write().unwrap();
+            // A read-only handle to the same file: the next write fails.
+            let read_only = std::fs::File::open(hot_path.join(HOT_FRAMES_FILE)).unwrap();
+            ix.slices.file.as_mut().unwrap().file = Arc::new(read_only);
+            let stored = ix.slices.list().len();
+            let mut k = m;
+            while ix.slices.list().len() < stored + 3 {
+                ix.push(&event(k)).unwrap();
+                k += 1;
+            }
+            stored
+        };
+        let ix = second.read().unwrap();
+        assert!(ix.slices.list()[stored..]
+            .iter()
+            .all(|s| matches!(s, HotSlice::Frame { .. })));
+        assert!(ix.slices.bytes > 0);
+        assert!(ix.slices.file.as_ref().unwrap().failed);
+        let count = ix.builder.len() as u64;
+        drop(ix);
+        let want: Vec<String> = (1_000_000..1_000_000 + count)
+            .map(|i| event(i).raw)
+            .collect();
+        assert_eq!(read_all(&HotBucket::snapshot(&hot_path, second)), want);
     }
 
     /// A bucket rolled while its slices are held back raw is written as from its WAL: trained

@@ -7,13 +7,13 @@ use xxhash_rust::xxh3::xxh3_128;
 
 use crate::bloom::{Bloom, BloomWriter};
 use crate::bucket::build::{Builder, SliceSink};
-use crate::bucket::hot::{HotSlice, SharedSlices};
+use crate::bucket::hot::{read_slice, SharedSlices, SliceBytes};
 use crate::bucket::journal::{encode_slices, Dicts, JournalSink};
 use crate::bucket::kinds::{EventKinds, SOURCETYPE_PREFIX};
 use crate::bucket::slice_table::encode_slices_file;
 use crate::consts::{
-    magic, BLOOM_FILE, COLUMNS_FILE, INDEX_LEVEL, JOURNAL_FILE, LEXICON_FILE, POSTINGS_FILE,
-    POSTINGS_MIN_MATCH, SHARED_ENTRY_MIN_BYTES, SLICES_FILE,
+    magic, BLOOM_FILE, COLUMNS_FILE, HOT_FRAMES_FILE, INDEX_LEVEL, JOURNAL_FILE, LEXICON_FILE,
+    POSTINGS_FILE, POSTINGS_MIN_MATCH, SHARED_ENTRY_MIN_BYTES, SLICES_FILE,
 };
 use crate::error::StoreError;
 use crate::footer::{append_footer, write_file, FooterWriter};
@@ -48,10 +48,13 @@ pub(crate) fn write_builder(
         Some(d) => JournalSink::with_trained_dictionary(&path, magic::JOURNAL, d.bytes.clone())?,
         None => JournalSink::with_dictionary(&path, magic::JOURNAL)?,
     };
+    let file = slices.file().map(|f| &**f);
+    let mut buf = Vec::new();
     for (n, hs) in slices.list().iter().enumerate() {
-        match hs {
-            HotSlice::Frame { ulen, data } => sink.put_compressed(*ulen, data)?,
-            HotSlice::Raw(raw) => sink.put(n as u32, raw)?,
+        match read_slice(hs, file, &mut buf) {
+            Ok(SliceBytes::Frame(ulen, frame)) => sink.put_compressed(ulen, frame)?,
+            Ok(SliceBytes::Raw(raw)) => sink.put(n as u32, raw)?,
+            Err(e) => return Err(StoreError::io(HOT_FRAMES_FILE, e)),
         }
     }
     write_rest(dir, builder, sink)
