@@ -16,16 +16,41 @@ use clap::Parser;
 /// threads that doubled peak memory (`lode bench --scenario burst --size 300MB`: 485 MB resident
 /// for a 237 MB heap peak; 259 MB with two arenas, at the same speed). `MALLOC_ARENA_MAX` in the
 /// environment still wins.
-#[allow(unsafe_code)] // This file's two libc allocator knobs are among the workspace's few unsafe uses outside tests (the others: the term index's prefetch hint, lode_store::terms::prefetch; zstd's dictionary trainer, lode_store::bucket::journal::train_fast_cover; the tokenizer's AVX2 byte classes, lode_event::token::avx2; the postings' SSE2 gaps, lode_store::postings::gaps8_sse2): documented libc tuning.
-fn limit_malloc_arenas() {
+///
+/// glibc also maps blocks of at least its mmap threshold on their own, and raises that
+/// threshold to the size of each mapped block freed (up to 32 MiB): after the first roll, a hot
+/// bucket's term arena and table, a roll's sorted terms and a merge's buffers came from the
+/// arenas, and the holes they left stayed resident until a trim. [`MMAP_THRESHOLD`] fixes it
+/// (which also stops the raising), so those blocks go back to the system when freed.
+/// `MALLOC_MMAP_THRESHOLD_` in the environment still wins.
+#[allow(unsafe_code)] // This file's libc allocator knobs are among the workspace's few unsafe uses outside tests (the others: the term index's prefetch hint, lode_store::terms::prefetch; zstd's dictionary trainer, lode_store::bucket::journal::train_fast_cover; the tokenizer's AVX2 byte classes, lode_event::token::avx2; the postings' SSE2 gaps, lode_store::postings::gaps8_sse2): documented libc tuning.
+fn tune_malloc() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
-        // SAFETY: mallopt only changes allocator tuning; called before any other thread exists.
-        unsafe {
-            libc::mallopt(libc::M_ARENA_MAX, 2);
+    {
+        // SAFETY (both): mallopt only changes allocator tuning; called before any other thread
+        // exists.
+        if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
+            unsafe {
+                libc::mallopt(libc::M_ARENA_MAX, 2);
+            }
+        }
+        if std::env::var_os("MALLOC_MMAP_THRESHOLD_").is_none() {
+            unsafe {
+                libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD);
+            }
         }
     }
 }
+
+/// Blocks of at least this many bytes are mapped on their own ([`tune_malloc`]). 3 GB burst
+/// (`lode bench --scenario burst --size 3GB`, session 38): peaks 296 and 295 MB (p99 283) with
+/// glibc's raising threshold; 279 MB at 1 MiB, but every search buffer over 1 MiB is then
+/// mapped and unmapped (fewer searches, and the 300 MB burst of session 22 ingested 15–25 %
+/// slower); 291 at 4 MiB; 281 MB (p99 266) at 8 MiB, which only the term index's, the rolls'
+/// and the merges' large vectors reach; 297 MB at 16 MiB. The 10 GB burst at 8 MiB: p99 293
+/// against 299 MB, half as many give-backs, as many searches; ingest alone: unchanged.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const MMAP_THRESHOLD: libc::c_int = 8 << 20;
 
 /// How often freed memory goes back to the system (see [`give_back_freed_memory`]).
 const GIVE_BACK_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
@@ -55,7 +80,7 @@ fn give_back_freed_memory() {
 /// Gives every whole free page of glibc's arenas back to the system now (see
 /// [`give_back_freed_memory`]); the store calls it where a roll or a merge has just let go of
 /// large buffers (`lode_store::memory::give_back`).
-#[allow(unsafe_code)] // See `limit_malloc_arenas`.
+#[allow(unsafe_code)] // See `tune_malloc`.
 fn trim_now() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only releases free pages of glibc's arenas; it takes the arenas'
@@ -66,7 +91,7 @@ fn trim_now() {
 }
 
 fn main() {
-    limit_malloc_arenas();
+    tune_malloc();
     give_back_freed_memory();
     lode_store::memory::on_give_back(trim_now);
     lode_store::memory::on_heap_in_use(|| {
