@@ -567,15 +567,20 @@ fn roll_hot(dir: &Path, hot: Hot) -> Result<(), RollFailed> {
             crate::bucket::write::write_builder(tmp, &ix.builder, &ix.slices)
         })
     };
-    if let Err(error) = published {
-        return Err(RollFailed {
-            error,
-            hot: Some(Box::new(hot)),
-        });
-    }
-    // The warm bucket is published (and `list_buckets` hides the hot twin). Unregister first:
-    // a search opening the hot directory from an older listing then finds the warm successor
-    // (`open_bucket`) rather than meeting a stale index under a reused inode.
+    let warm = match published {
+        Ok(warm) => warm,
+        Err(error) => {
+            return Err(RollFailed {
+                error,
+                hot: Some(Box::new(hot)),
+            })
+        }
+    };
+    // The warm bucket is published (and `list_buckets` hides the hot twin). Searches still
+    // reading older snapshots get their postings from it, so the term index goes now.
+    hot.index.hand_over(&warm);
+    // Unregister first: a search opening the hot directory from an older listing then finds
+    // the warm successor (`open_bucket`) rather than meeting a stale index under a reused inode.
     drop(hot);
     crate::memory::give_back();
     let removed = std::fs::remove_dir_all(&hot_dir)

@@ -13,6 +13,11 @@
 //!
 //! Either way postings are shared with the growing index and cut at the snapshot's event count
 //! (postings only ever grow at the end).
+//!
+//! Once a roll has published a writer's bucket, snapshots taken before it may still be reading
+//! (a sparse `stats` for up to a second); the roll hands their term queries over to the warm
+//! copy, whose events are numbered alike, and lets the term index go at once
+//! ([`Registration::hand_over`]) rather than when the last of them ends.
 
 use std::collections::HashMap;
 use std::os::unix::fs::{FileExt, MetadataExt};
@@ -24,6 +29,7 @@ use roaring::RoaringBitmap;
 
 use crate::bucket::build::{Builder, SliceSink, CHUNK_EVENTS};
 use crate::bucket::journal::{compress_held, train_and_compress};
+use crate::bucket::warm::WarmBucket;
 use crate::bucket::{read_events_with, BucketRead, EventView, IndexedFields, SliceSource};
 use crate::columns::{Column, Columns, EventColumns};
 use crate::consts::{
@@ -320,6 +326,9 @@ pub(crate) struct HotIndex {
     pub builder: Builder,
     /// Completed journal slices (the one being filled is the builder's).
     pub slices: SharedSlices,
+    /// The published warm copy of a rolled bucket, which answers the term queries of older
+    /// snapshots once the builder's term index is gone ([`Registration::hand_over`]).
+    rolled: Option<Arc<WarmBucket>>,
 }
 
 impl HotIndex {
@@ -327,6 +336,7 @@ impl HotIndex {
         HotIndex {
             builder: Builder::new(id),
             slices,
+            rolled: None,
         }
     }
 
@@ -419,6 +429,39 @@ impl Registration {
     /// Locks the index for reading.
     pub fn read(&self) -> RwLockReadGuard<'_, HotIndex> {
         self.index.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// After a roll published this bucket as the warm bucket `warm` (same events, same
+    /// numbers): when searches hold snapshots of it, their term queries go to `warm` from now
+    /// on, and the term index (most of a full bucket's memory) is dropped here instead of when
+    /// the last snapshot ends. Returns whether it was handed over; when `warm` cannot be opened
+    /// the snapshots keep the term index.
+    pub fn hand_over(&self, warm: &Path) -> bool {
+        if Arc::strong_count(&self.index) == 1 {
+            // No snapshot: the whole index goes with the registration.
+            return false;
+        }
+        // Its lexicon read now, so that the reader holds every file it reads postings from
+        // (a merge may delete the directory later).
+        let opened = WarmBucket::open(warm).and_then(|w| {
+            w.lexicon()?;
+            Ok(w)
+        });
+        let warm = match opened {
+            Ok(w) => Arc::new(w),
+            Err(e) => {
+                let warm = warm.display();
+                tracing::debug!(%warm, error = %e, "snapshots of a rolled bucket keep its terms");
+                return false;
+            }
+        };
+        let terms = {
+            let mut ix = self.write();
+            ix.rolled = Some(warm);
+            std::mem::take(&mut ix.builder.terms)
+        };
+        drop(terms);
+        true
     }
 }
 
@@ -660,6 +703,24 @@ impl HotBucket {
         let n = self.n();
         crate::postings::bitmap_of_sorted(list.take_while(|&x| x < n))
     }
+
+    /// The warm copy the bucket rolled into, once the roll handed its term queries over.
+    fn rolled(&self) -> Option<Arc<WarmBucket>> {
+        let ix = self.index.read().unwrap_or_else(|p| p.into_inner());
+        ix.rolled.clone()
+    }
+
+    /// `b` (postings of the warm copy, which holds every event of the bucket) without the
+    /// events added after this snapshot.
+    fn cut(&self, b: Arc<RoaringBitmap>) -> Arc<RoaringBitmap> {
+        let n = self.n();
+        if b.max().is_none_or(|m| m < n) {
+            return b;
+        }
+        let mut b = Arc::unwrap_or_clone(b);
+        b.remove_range(n..);
+        Arc::new(b)
+    }
 }
 
 impl TermSource for HotBucket {
@@ -668,6 +729,9 @@ impl TermSource for HotBucket {
     }
 
     fn postings(&self, term: &[u8]) -> Result<Arc<RoaringBitmap>, StoreError> {
+        if let Some(warm) = self.rolled() {
+            return Ok(self.cut(warm.postings(term)?));
+        }
         let ix = self.index.read().unwrap_or_else(|p| p.into_inner());
         Ok(Arc::new(
             ix.builder
@@ -684,6 +748,12 @@ impl TermSource for HotBucket {
         accept: &mut dyn FnMut(&[u8]) -> bool,
         out: &mut RoaringBitmap,
     ) -> Result<(), StoreError> {
+        if let Some(warm) = self.rolled() {
+            let mut all = RoaringBitmap::new();
+            warm.union_prefixed(prefix, accept, &mut all)?;
+            *out |= &*self.cut(Arc::new(all));
+            return Ok(());
+        }
         let ix = self.index.read().unwrap_or_else(|p| p.into_inner());
         // The in-memory lexicon is a hash map: walk every term (a few ms per million terms).
         ix.builder.terms.for_each_term(|t, list| {
@@ -749,6 +819,10 @@ impl BucketRead for HotBucket {
         &self.meta
     }
     fn may_contain(&self, term: &[u8]) -> bool {
+        if let Some(warm) = self.rolled() {
+            // Its bloom filter: a term of a later event only makes the search look.
+            return warm.may_contain(term);
+        }
         let ix = self.index.read().unwrap_or_else(|p| p.into_inner());
         ix.builder
             .terms
@@ -824,7 +898,6 @@ mod tests {
 
     use super::*;
     use crate::bucket::journal::JournalSink;
-    use crate::bucket::warm::WarmBucket;
     use crate::consts::{magic, JOURNAL_FILE};
 
     /// Log-like events varied enough for the dictionary to train.
@@ -1165,5 +1238,58 @@ mod tests {
             .unwrap();
             assert_eq!(raws, expected(events).0);
         }
+    }
+
+    /// A search's snapshot of a bucket that rolls while it reads: after the roll its term
+    /// queries go to the warm copy (the term index is gone) and still see only the snapshot's
+    /// events; reading events is unchanged.
+    #[test]
+    fn snapshots_of_a_rolled_bucket_query_its_warm_copy() {
+        use TermQuery::{And, Glob, Not, Prefix, Term};
+        let dir = tempfile::tempdir().unwrap();
+        let (w, _) = crate::IndexWriter::open(dir.path(), crate::IndexConfig::default()).unwrap();
+        w.append(&(0..300).map(event).collect::<Vec<_>>()).unwrap();
+        let listed = crate::layout::list_buckets(dir.path()).unwrap();
+        let snap = HotBucket::open_registered(&listed[0].path).expect("registered");
+        // Later events share the snapshot's terms and have one of their own.
+        let late = (300..500).map(|i| Event {
+            raw: format!("{} late", event(i).raw),
+            ..event(i)
+        });
+        w.append(&late.collect::<Vec<_>>()).unwrap();
+        let queries = [
+            Term(b"rare".to_vec()),
+            Term(b"late".to_vec()),
+            Term(b"host::web1".to_vec()),
+            Prefix(b"u1".to_vec()),
+            Glob(b"web*".to_vec()),
+            And(vec![
+                Term(b"ok".to_vec()),
+                Not(Box::new(Term(b"404".to_vec()))),
+            ]),
+        ];
+        let answers = |b: &HotBucket| -> Vec<Vec<u32>> {
+            let q = queries.iter().map(|q| b.eval(q).unwrap().iter().collect());
+            q.collect()
+        };
+        let before = answers(&snap);
+        assert_eq!(before[0], expected(300).1);
+        assert!(before[1].is_empty());
+        assert!(before.iter().all(|a| a.iter().all(|&n| n < 300)));
+        assert!(before[3].len() > 10 && before[4].len() == 300, "{before:?}");
+
+        w.roll().unwrap();
+        assert!(snap.rolled().is_some(), "handed over");
+        assert!(snap.index.read().unwrap().builder.terms.is_empty());
+        assert_eq!(answers(&snap), before);
+        assert!(snap.may_contain(b"rare"));
+        let mut raws = Vec::new();
+        snap.read_events(&mut (0..snap.n()), &mut |v| {
+            raws.push(v.raw.to_string());
+            true
+        })
+        .unwrap();
+        assert_eq!(raws, expected(300).0);
+        w.close().unwrap();
     }
 }
