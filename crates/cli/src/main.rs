@@ -48,7 +48,8 @@ fn tune_malloc() {
 /// mapped and unmapped (fewer searches, and the 300 MB burst of session 22 ingested 15–25 %
 /// slower); 291 at 4 MiB; 281 MB (p99 266) at 8 MiB, which only the term index's, the rolls'
 /// and the merges' large vectors reach; 297 MB at 16 MiB. The 10 GB burst at 8 MiB: p99 293
-/// against 299 MB, half as many give-backs, as many searches; ingest alone: unchanged.
+/// against 299 MB, half as many give-backs, as many searches; ingest alone may pay a few
+/// percent of CPU (docs/PERFORMANCE.md, session 38).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 const MMAP_THRESHOLD: libc::c_int = 8 << 20;
 
