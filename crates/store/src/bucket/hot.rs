@@ -328,7 +328,7 @@ pub(crate) struct HotIndex {
     pub slices: SharedSlices,
     /// The published warm copy of a rolled bucket, which answers the term queries of older
     /// snapshots once the builder's term index is gone ([`Registration::hand_over`]).
-    rolled: Option<Arc<WarmBucket>>,
+    rolled: Option<WarmBucket>,
 }
 
 impl HotIndex {
@@ -434,12 +434,11 @@ impl Registration {
     /// After a roll published this bucket as the warm bucket `warm` (same events, same
     /// numbers): when searches hold snapshots of it, their term queries go to `warm` from now
     /// on, and the term index (most of a full bucket's memory) is dropped here instead of when
-    /// the last snapshot ends. Returns whether it was handed over; when `warm` cannot be opened
-    /// the snapshots keep the term index.
-    pub fn hand_over(&self, warm: &Path) -> bool {
+    /// the last snapshot ends. When `warm` cannot be opened the snapshots keep the term index.
+    pub fn hand_over(&self, warm: &Path) {
         if Arc::strong_count(&self.index) == 1 {
             // No snapshot: the whole index goes with the registration.
-            return false;
+            return;
         }
         // Its lexicon read now, so that the reader holds every file it reads postings from
         // (a merge may delete the directory later).
@@ -448,11 +447,11 @@ impl Registration {
             Ok(w)
         });
         let warm = match opened {
-            Ok(w) => Arc::new(w),
+            Ok(w) => w,
             Err(e) => {
                 let warm = warm.display();
                 tracing::debug!(%warm, error = %e, "snapshots of a rolled bucket keep its terms");
-                return false;
+                return;
             }
         };
         let terms = {
@@ -461,7 +460,6 @@ impl Registration {
             std::mem::take(&mut ix.builder.terms)
         };
         drop(terms);
-        true
     }
 }
 
@@ -704,12 +702,6 @@ impl HotBucket {
         crate::postings::bitmap_of_sorted(list.take_while(|&x| x < n))
     }
 
-    /// The warm copy the bucket rolled into, once the roll handed its term queries over.
-    fn rolled(&self) -> Option<Arc<WarmBucket>> {
-        let ix = self.index.read().unwrap_or_else(|p| p.into_inner());
-        ix.rolled.clone()
-    }
-
     /// `b` (postings of the warm copy, which holds every event of the bucket) without the
     /// events added after this snapshot.
     fn cut(&self, b: Arc<RoaringBitmap>) -> Arc<RoaringBitmap> {
@@ -729,10 +721,10 @@ impl TermSource for HotBucket {
     }
 
     fn postings(&self, term: &[u8]) -> Result<Arc<RoaringBitmap>, StoreError> {
-        if let Some(warm) = self.rolled() {
+        let ix = self.index.read().unwrap_or_else(|p| p.into_inner());
+        if let Some(warm) = &ix.rolled {
             return Ok(self.cut(warm.postings(term)?));
         }
-        let ix = self.index.read().unwrap_or_else(|p| p.into_inner());
         Ok(Arc::new(
             ix.builder
                 .terms
@@ -748,13 +740,13 @@ impl TermSource for HotBucket {
         accept: &mut dyn FnMut(&[u8]) -> bool,
         out: &mut RoaringBitmap,
     ) -> Result<(), StoreError> {
-        if let Some(warm) = self.rolled() {
+        let ix = self.index.read().unwrap_or_else(|p| p.into_inner());
+        if let Some(warm) = &ix.rolled {
             let mut all = RoaringBitmap::new();
             warm.union_prefixed(prefix, accept, &mut all)?;
             *out |= &*self.cut(Arc::new(all));
             return Ok(());
         }
-        let ix = self.index.read().unwrap_or_else(|p| p.into_inner());
         // The in-memory lexicon is a hash map: walk every term (a few ms per million terms).
         ix.builder.terms.for_each_term(|t, list| {
             if t.starts_with(prefix) && accept(t) {
@@ -819,11 +811,11 @@ impl BucketRead for HotBucket {
         &self.meta
     }
     fn may_contain(&self, term: &[u8]) -> bool {
-        if let Some(warm) = self.rolled() {
+        let ix = self.index.read().unwrap_or_else(|p| p.into_inner());
+        if let Some(warm) = &ix.rolled {
             // Its bloom filter: a term of a later event only makes the search look.
             return warm.may_contain(term);
         }
-        let ix = self.index.read().unwrap_or_else(|p| p.into_inner());
         ix.builder
             .terms
             .get(&term.to_ascii_lowercase())
@@ -1279,8 +1271,11 @@ mod tests {
         assert!(before[3].len() > 10 && before[4].len() == 300, "{before:?}");
 
         w.roll().unwrap();
-        assert!(snap.rolled().is_some(), "handed over");
-        assert!(snap.index.read().unwrap().builder.terms.is_empty());
+        {
+            let ix = snap.index.read().unwrap();
+            assert!(ix.rolled.is_some(), "handed over");
+            assert!(ix.builder.terms.is_empty());
+        }
         assert_eq!(answers(&snap), before);
         assert!(snap.may_contain(b"rare"));
         let mut raws = Vec::new();
